@@ -1,0 +1,1 @@
+"""Package data: the bundled NLI model and the registry of known models."""

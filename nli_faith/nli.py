@@ -1,0 +1,213 @@
+"""The NLI cross-encoder: (premise, hypothesis) pairs in, canonical probabilities out.
+
+This is the expensive stage. Its product is a plain array whose last axis is
+``(entailment, neutral, contradiction)``; everything downstream (verdicts,
+scores) works only on that array.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import E_BACKEND, E_MODEL_NOT_FOUND, ModelLoadError
+from .labels import LabelMap
+from .registry import resolve_model
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+logger = logging.getLogger(__name__)
+
+
+def _default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _set_cpu_threads() -> None:
+    """Use the physical cores we are allowed, unless the user set a count."""
+    import torch
+
+    if "OMP_NUM_THREADS" not in os.environ:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - non-Linux
+            n = os.cpu_count() or 1
+        torch.set_num_threads(max(1, n))
+
+
+class NLIModel:
+    """A sequence-classification NLI model, loaded by registry name, local path or hub id.
+
+    Args:
+        model: a name from ``models/registry.json`` (``"default"`` is the bundled
+            model), a local checkpoint directory, or a Hugging Face hub id.
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``...; default: CUDA if available.
+        backend: ``"torch"`` or ``"onnx"`` (int8-quantized ONNX Runtime, CPU).
+        label_map: override of the output indices, e.g. ``{"entailment": 0, "contradiction": 2}``.
+        max_length: token limit of one pair; default: the registry's or tokenizer's.
+        batch_size: pairs per forward pass.
+        dtype: ``"float32"``, ``"float16"`` or ``"bfloat16"``; default: bf16 (or fp16)
+            on CUDA, fp32 on CPU.
+
+    Example:
+        >>> nli = NLIModel("default", device="cpu")
+        >>> probs = nli.predict([("The sky is blue.", "The sky has a colour.")])
+        >>> probs.shape
+        (1, 3)
+    """
+
+    def __init__(
+        self,
+        model: str = "default",
+        *,
+        device: str | None = None,
+        backend: str = "torch",
+        label_map: Mapping[str, int] | None = None,
+        max_length: int | None = None,
+        batch_size: int = 32,
+        dtype: str | None = None,
+    ) -> None:
+        if backend not in ("torch", "onnx"):
+            raise ValueError(E_BACKEND.format(backend=backend))
+        spec = resolve_model(model)
+        self.name = spec.name
+        self.path = spec.path
+        self.backend = backend
+        self.batch_size = batch_size
+        from transformers import AutoConfig, AutoTokenizer
+
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(spec.path)
+            config = AutoConfig.from_pretrained(spec.path)
+        except OSError as err:
+            from .registry import known_names
+
+            raise ModelLoadError(
+                E_MODEL_NOT_FOUND.format(model=model, known=", ".join(known_names()), error=err)
+            ) from err
+        if label_map is None and spec.label_map is not None:
+            label_map = spec.label_map
+        self.label_map = (
+            LabelMap.from_mapping(label_map, num_labels=config.num_labels)
+            if label_map is not None
+            else LabelMap.from_id2label(config.id2label, model=spec.name)
+        )
+        limit = max_length or spec.max_length or getattr(self.tokenizer, "model_max_length", 512)
+        self.max_length = int(min(limit, 4096))
+        if backend == "onnx":
+            from .onnx_backend import OnnxSession
+
+            self.device = "cpu"
+            self._session = OnnxSession(spec.path)
+            self._model = None
+        else:
+            from transformers import AutoModelForSequenceClassification
+
+            self.device = device or _default_device()
+            if self.device == "cpu":
+                _set_cpu_threads()
+            torch_dtype = _pick_dtype(dtype, self.device)
+            self._model = AutoModelForSequenceClassification.from_pretrained(
+                spec.path, dtype=torch_dtype
+            ).to(self.device)
+            self._model.eval()
+            self._session = None
+
+    # -- tokens -------------------------------------------------------------
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Token counts without special tokens, for sizing chunks."""
+        enc = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [len(ids) for ids in enc]
+
+    @property
+    def num_special_tokens(self) -> int:
+        return self.tokenizer.num_special_tokens_to_add(pair=True)
+
+    # -- inference ----------------------------------------------------------
+
+    def predict(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        batch_size: int | None = None,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
+        """Probabilities for ``(premise, hypothesis)`` pairs, shape ``(n, 3)``.
+
+        Columns are ``(entailment, neutral, contradiction)`` whatever the
+        model's own label order. Identical pairs are computed once; pairs are
+        sorted by length so that batches carry little padding.
+        """
+        if not pairs:
+            return np.zeros((0, 3), dtype=np.float32)
+        unique: dict[tuple[str, str], int] = {}
+        index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
+        uniq_pairs = list(unique)
+        raw = self._predict_unique(uniq_pairs, batch_size or self.batch_size, show_progress_bar)
+        return self.label_map.to_canonical(raw)[index]
+
+    def _predict_unique(
+        self, pairs: list[tuple[str, str]], batch_size: int, show_progress_bar: bool
+    ) -> np.ndarray:
+        premises = [p for p, _ in pairs]
+        hyps = [h for _, h in pairs]
+        enc = self.tokenizer(premises, hyps, truncation=False, add_special_tokens=True)
+        ids = enc["input_ids"]
+        lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+        too_long = int((lengths > self.max_length).sum())
+        if too_long:
+            logger.warning(
+                "%d pair(s) exceed the model's %d tokens and are truncated; chunk the context "
+                "(FaithfulnessScorer does) to avoid this.",
+                too_long,
+                self.max_length,
+            )
+        order = np.argsort(-lengths, kind="stable")
+        out = np.empty((len(pairs), self.label_map.num_labels), dtype=np.float32)
+        starts = range(0, len(order), batch_size)
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, desc="NLI", unit="batch")
+        keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
+        for start in starts:
+            sel = order[start : start + batch_size]
+            batch = {k: [enc[k][i][: self.max_length] for i in sel] for k in keys}
+            out[sel] = self._forward(batch)
+        return out
+
+    def _forward(self, batch: dict[str, list[list[int]]]) -> np.ndarray:
+        padded = self.tokenizer.pad(batch, return_tensors="np")
+        if self._session is not None:
+            logits = self._session.run(padded)
+            logits = logits - logits.max(axis=-1, keepdims=True)
+            e = np.exp(logits)
+            return e / e.sum(axis=-1, keepdims=True)
+        import torch
+
+        with torch.inference_mode():
+            inputs = {k: torch.from_numpy(v).to(self.device) for k, v in padded.items()}
+            logits = self._model(**inputs).logits
+            return torch.softmax(logits.float(), dim=-1).cpu().numpy()
+
+    @property
+    def torch_model(self) -> torch.nn.Module | None:
+        return self._model
+
+
+def _pick_dtype(dtype: str | None, device: str):
+    import torch
+
+    if dtype is not None:
+        return getattr(torch, dtype)
+    if device.startswith("cuda"):
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32

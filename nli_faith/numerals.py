@@ -1,0 +1,91 @@
+"""Numbers in text, in digits or in words, normalised so that "$50" and "fifty" match.
+
+Used by the number check (a claim whose number is absent from a chunk is not
+supported by that chunk), by the pre-filter's keep-list and by the synthetic
+training data.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+WORD_VALUE: dict[str, int] = {w: i for i, w in enumerate(UNITS)} | {
+    w: i * 10 for i, w in enumerate(TENS) if w != "_"
+}
+WORD_VALUE["dozen"] = 12
+
+#: Spelled-out numbers 0-99: "seven", "thirty", "thirty-six", "thirty six", "dozen".
+NUMBER_WORD_RE = re.compile(
+    r"\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|dozen)\b",
+    re.IGNORECASE,
+)
+#: Numbers in digits, with thousands separators and decimals: 24, 1,200, 3.5.
+DIGITS_RE = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
+
+
+def words_to_number(text: str) -> int:
+    """ "thirty-six" -> 36."""
+    return sum(WORD_VALUE[p] for p in re.split(r"[- ]", text.lower()) if p)
+
+
+def number_to_words(n: int) -> str | None:
+    """36 -> "thirty-six"; None outside 0..99."""
+    if 0 <= n < 20:
+        return UNITS[n]
+    if 20 <= n < 100:
+        tens, unit = divmod(n, 10)
+        return TENS[tens] + (f"-{UNITS[unit]}" if unit else "")
+    return None
+
+
+def _norm_digits(text: str) -> str:
+    text = text.replace(",", "")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text.lstrip("0") or "0"
+
+
+def extract_numbers(text: str, *, include_one: bool = True) -> set[str]:
+    """Normalised numbers in ``text``: ``{"1200", "3.5", "36"}``.
+
+    "one" is as often a pronoun as a number; ``include_one=False`` skips the
+    word (the digit 1 is always kept).
+
+    Example:
+        >>> sorted(extract_numbers("Thirty-six months, $1,200.50 and 3.50%"))
+        ['1200.5', '3.5', '36']
+    """
+    found = {_norm_digits(m.group(0)) for m in DIGITS_RE.finditer(text)}
+    for m in NUMBER_WORD_RE.finditer(text):
+        word = m.group(0).lower()
+        if word == "one" and not include_one:
+            continue
+        found.add(str(words_to_number(word)))
+    return found
+
+
+def number_support_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
+    """``mask[i, j]`` is True unless claim ``i`` states a number that chunk ``j`` lacks.
+
+    A chunk that never mentions "36" cannot support "thirty-six months",
+    however close its wording.
+    """
+    mask = np.ones((len(claims), len(chunks)), dtype=bool)
+    claim_nums = [extract_numbers(c, include_one=False) for c in claims]
+    if not any(claim_nums):
+        return mask
+    chunk_nums = [extract_numbers(c) for c in chunks]
+    for i, nums in enumerate(claim_nums):
+        if nums:
+            mask[i] = [nums <= have for have in chunk_nums]
+    return mask

@@ -1,0 +1,61 @@
+"""Known NLI models: the bundled default and well-known hub checkpoints.
+
+The table lives in ``models/registry.json`` (installed as the package data
+``nli_faith.models``). Each entry gives a hub id or a bundled folder, the label
+map (output index of each label) and the maximum pair length.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+DEFAULT_MODEL = "default"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    path: str  # local directory or hub id, as given to from_pretrained
+    label_map: dict[str, int] | None = None
+    max_length: int | None = None
+    bundled: bool = False
+
+
+def models_dir() -> Path:
+    """The folder that holds the registry and the bundled model."""
+    repo = Path(__file__).resolve().parent.parent / "models"
+    if (repo / "registry.json").is_file():  # running from a checkout or editable install
+        return repo
+    return Path(str(resources.files("nli_faith.models")))
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, dict]:
+    data = json.loads((models_dir() / "registry.json").read_text(encoding="utf-8"))
+    return data["models"] | {DEFAULT_MODEL: data["models"][data["default"]]}
+
+
+def known_names() -> list[str]:
+    return sorted(_table())
+
+
+def resolve_model(model: str) -> ModelSpec:
+    """Registry name -> spec; anything else is a local path or a hub id, passed through."""
+    entry = _table().get(model)
+    if entry is None:
+        local = Path(model).expanduser()
+        return ModelSpec(name=model, path=str(local) if local.exists() else model)
+    bundled = "folder" in entry
+    path = str(models_dir() / entry["folder"]) if bundled else entry["hub_id"]
+    name = entry.get("folder") or entry["hub_id"]
+    return ModelSpec(
+        name=name,
+        path=path,
+        label_map=entry.get("label_map"),
+        max_length=entry.get("max_length"),
+        bundled=bundled,
+    )

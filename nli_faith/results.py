@@ -1,0 +1,54 @@
+"""Typed results returned by :class:`~nli_faith.scorer.FaithfulnessScorer`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Verdict = Literal["yes", "no", "idk"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The context chunk that decided a claim's verdict."""
+
+    text: str
+    doc_index: int  # which retrieved document
+    start: int  # character span in that document
+    end: int
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """One claim of the response and what the context says of it."""
+
+    claim: str
+    start: int  # character span in the response
+    end: int
+    verdict: Verdict
+    p_entail: float  # best entailment over all chunks
+    p_contradict: float  # best contradiction over all chunks
+    evidence: Evidence | None  # supporting chunk for yes/idk, contradicting chunk for no
+
+
+@dataclass(frozen=True)
+class FaithfulnessResult:
+    """Scores of one response against its context.
+
+    ``lenient``, ``strict`` and ``soft`` are ``None`` when the response holds
+    no verifiable claim: such a response is never silently scored 1.0.
+    """
+
+    lenient: float | None  # (n - contradicted) / n
+    strict: float | None  # supported / n
+    soft: float | None  # mean best entailment probability
+    n_claims: int
+    n_yes: int
+    n_no: int
+    n_idk: int
+    reason: str
+    claims: list[ClaimVerdict] = field(default_factory=list)
+    error: str | None = None  # set when the record could not be scored
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,287 @@
+"""``FaithfulnessScorer``: claims -> chunks -> NLI matrix -> verdicts -> scores.
+
+The NLI matrix (:class:`NLIMatrix`) is the expensive part and is built once;
+verdicts and scores are cheap reductions over it (:meth:`FaithfulnessScorer.aggregate`),
+so thresholds can be changed without running the model again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .chunking import Chunk, chunk_documents
+from .claims import Claim, ClaimSplitter
+from .errors import NliFaithError
+from .numerals import number_support_mask
+from .records import Record, as_context, parse_record
+from .results import ClaimVerdict, Evidence, FaithfulnessResult
+from .scores import compute_scores, explain
+from .verdicts import (
+    DEFAULT_CONTRADICT_THRESHOLD,
+    DEFAULT_ENTAIL_THRESHOLD,
+    check_threshold,
+    decide,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Default largest chunk, in tokens: long enough for several sentences, short
+#: enough to stay close to the premise lengths the bundled model was trained on.
+DEFAULT_CHUNK_TOKENS = 256
+#: Claims longer than this share of the model's limit are cut for budgeting.
+_MAX_CLAIM_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class NLIMatrix:
+    """The NLI "image" of one response: ``probs[claim, chunk] = (entail, neutral, contradict)``."""
+
+    claims: list[Claim]
+    chunks: list[Chunk]
+    probs: np.ndarray  # (claims, chunks, 3)
+    mask: np.ndarray  # (claims, chunks) bool: pairs that were scored
+
+
+class FaithfulnessScorer:
+    """Score how faithful a response is to its retrieved context, claim by claim.
+
+    Args:
+        model: registry name (``"default"`` is the bundled model), local path or hub id.
+        device: ``"cpu"``, ``"cuda"``...; default: CUDA when available.
+        backend: ``"torch"``, or ``"onnx"`` for int8 ONNX Runtime on CPU.
+        batch_size: NLI pairs per forward pass.
+        granularity: ``"sentence"`` (rule-based, default) or ``"clause"`` (needs a spaCy parser).
+        spacy_model: spaCy pipeline for ``granularity="clause"``.
+        entail_threshold: a claim is ``yes`` when its best entailment reaches this.
+        contradict_threshold: otherwise ``no`` when its best contradiction reaches this.
+        label_map: override of the model's output indices.
+        max_length: token limit of one (chunk, claim) pair; default: the model's.
+        chunk_tokens: largest chunk in tokens (capped by what the model leaves after the claim).
+        chunk_overlap: sentences shared by neighbouring chunks.
+        sentence_chunks: also score each claim against every context sentence alone
+            (default True): short premises are where a small NLI model is most reliable.
+        number_check: a chunk can support a claim only if it holds every number the claim
+            states, in digits or words (default True): NLI models read "thirty-six" and
+            "twenty-four" as near-synonyms far too often.
+        prefilter_top_k: if set, each claim is scored only against its ``k`` most similar
+            chunks (bi-encoder) plus every chunk sharing a number or a name with it.
+        prefilter_model: sentence-transformers model for the pre-filter.
+
+    Example:
+        >>> scorer = FaithfulnessScorer(device="cpu")
+        >>> r = scorer.score("Shipping is free for orders above fifty dollars.",
+        ...                  "We provide complimentary delivery on purchases over $50.")
+        >>> r.claims[0].verdict
+        'yes'
+    """
+
+    def __init__(
+        self,
+        model: str = "default",
+        *,
+        device: str | None = None,
+        backend: str = "torch",
+        batch_size: int = 32,
+        granularity: str = "sentence",
+        spacy_model: str | None = None,
+        entail_threshold: float = DEFAULT_ENTAIL_THRESHOLD,
+        contradict_threshold: float = DEFAULT_CONTRADICT_THRESHOLD,
+        label_map: Mapping[str, int] | None = None,
+        max_length: int | None = None,
+        chunk_tokens: int | None = DEFAULT_CHUNK_TOKENS,
+        chunk_overlap: int = 1,
+        sentence_chunks: bool = True,
+        number_check: bool = True,
+        prefilter_top_k: int | None = None,
+        prefilter_model: str | None = None,
+    ) -> None:
+        from .nli import NLIModel
+
+        self.entail_threshold = check_threshold("entail_threshold", entail_threshold)
+        self.contradict_threshold = check_threshold("contradict_threshold", contradict_threshold)
+        self.splitter = ClaimSplitter(granularity=granularity, spacy_model=spacy_model)
+        self.nli = NLIModel(
+            model,
+            device=device,
+            backend=backend,
+            label_map=label_map,
+            max_length=max_length,
+            batch_size=batch_size,
+        )
+        self.chunk_tokens = chunk_tokens
+        self.chunk_overlap = chunk_overlap
+        self.sentence_chunks = sentence_chunks
+        self.number_check = number_check
+        self.prefilter = None
+        if prefilter_top_k is not None:
+            from .prefilter import ChunkPrefilter
+
+            self.prefilter = ChunkPrefilter(top_k=prefilter_top_k, model=prefilter_model)
+
+    # -- the expensive part ---------------------------------------------------
+
+    def _budget(self, claims: Sequence[Claim]) -> int:
+        room = self.nli.max_length - self.nli.num_special_tokens
+        longest = max(self.nli.count_tokens([c.text for c in claims]), default=0)
+        budget = room - min(longest, int(room * _MAX_CLAIM_SHARE))
+        return max(16, min(budget, self.chunk_tokens or budget))
+
+    def _token_offsets(self, text: str) -> list[tuple[int, int]]:
+        enc = self.nli.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        return [tuple(o) for o in enc["offset_mapping"]]
+
+    def chunk(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
+        """Split the context into chunks that fit the model beside the longest claim."""
+        return chunk_documents(
+            as_context(context),
+            budget=self._budget(claims),
+            count_tokens=self.nli.count_tokens,
+            token_offsets=self._token_offsets,
+            overlap=self.chunk_overlap,
+            sentences=self.sentence_chunks,
+        )
+
+    def _plan(self, response: str, context: str | Sequence[str]) -> tuple[list, list, np.ndarray]:
+        claims = self.splitter.split(response)
+        docs = as_context(context)
+        chunks = self.chunk(docs, claims) if claims else []
+        if self.prefilter is not None and claims and chunks:
+            mask = self.prefilter.select([c.text for c in claims], [c.text for c in chunks])
+        else:
+            mask = np.ones((len(claims), len(chunks)), dtype=bool)
+        return claims, chunks, mask
+
+    def _fill(self, plans: list[tuple[list, list, np.ndarray]], show_progress_bar: bool):
+        pairs: list[tuple[str, str]] = []
+        for claims, chunks, mask in plans:
+            for i, j in zip(*np.nonzero(mask)):
+                pairs.append((chunks[j].text, claims[i].text))
+        flat = self.nli.predict(pairs, show_progress_bar=show_progress_bar)
+        out, pos = [], 0
+        for claims, chunks, mask in plans:
+            probs = np.zeros((len(claims), len(chunks), 3), dtype=np.float32)
+            n = int(mask.sum())
+            probs[mask] = flat[pos : pos + n]
+            pos += n
+            out.append(NLIMatrix(claims, chunks, probs, mask))
+        return out
+
+    def matrix(self, response: str, context: str | Sequence[str]) -> NLIMatrix:
+        """Build the claims x chunks x labels NLI matrix for one response."""
+        return self._fill([self._plan(response, context)], False)[0]
+
+    # -- the cheap part -------------------------------------------------------
+
+    def aggregate(
+        self,
+        m: NLIMatrix,
+        *,
+        entail_threshold: float | None = None,
+        contradict_threshold: float | None = None,
+    ) -> FaithfulnessResult:
+        """Verdicts, scores and reason from a matrix; thresholds default to the scorer's."""
+        support = None
+        if self.number_check and m.claims and m.chunks:
+            support = number_support_mask([c.text for c in m.claims], [c.text for c in m.chunks])
+        d = decide(
+            m.probs,
+            mask=m.mask,
+            support_mask=support,
+            entail_threshold=self.entail_threshold
+            if entail_threshold is None
+            else entail_threshold,
+            contradict_threshold=(
+                self.contradict_threshold if contradict_threshold is None else contradict_threshold
+            ),
+        )
+        verdicts = list(d.verdicts)
+        scores = compute_scores(verdicts, d.p_entail)
+        claims_out = []
+        for i, claim in enumerate(m.claims):
+            j = int(d.evidence_chunk[i])
+            ev = None
+            if j >= 0 and m.chunks:
+                c = m.chunks[j]
+                ev = Evidence(text=c.text, doc_index=c.doc_index, start=c.start, end=c.end)
+            claims_out.append(
+                ClaimVerdict(
+                    claim=claim.text,
+                    start=claim.start,
+                    end=claim.end,
+                    verdict=verdicts[i],
+                    p_entail=round(float(d.p_entail[i]), 4),
+                    p_contradict=round(float(d.p_contradict[i]), 4),
+                    evidence=ev,
+                )
+            )
+        return FaithfulnessResult(
+            lenient=scores.lenient,
+            strict=scores.strict,
+            soft=scores.soft,
+            n_claims=scores.n_claims,
+            n_yes=scores.n_yes,
+            n_no=scores.n_no,
+            n_idk=scores.n_idk,
+            reason=explain(scores, verdicts, [c.text for c in m.claims]),
+            claims=claims_out,
+        )
+
+    # -- facade -----------------------------------------------------------------
+
+    def score(
+        self, response: str, context: str | Sequence[str], question: str | None = None
+    ) -> FaithfulnessResult:
+        """Score one response against its context (a string or one string per document).
+
+        ``question`` is accepted for API symmetry with RAG evaluators; the
+        score depends only on the response and the context.
+        """
+        rec = parse_record({"response": response, "context": context, "question": question})
+        return self.aggregate(self.matrix(rec.response, rec.context))
+
+    def score_batch(
+        self,
+        records: Iterable[Mapping[str, Any] | Record],
+        *,
+        show_progress_bar: bool = False,
+    ) -> list[FaithfulnessResult]:
+        """Score many records in one pass over the model (pairs sorted and deduplicated globally).
+
+        A record that cannot be parsed or scored yields a result whose ``error``
+        names the problem; the other records are still scored.
+        """
+        records = list(records)
+        plans: list[tuple[list, list, np.ndarray] | None] = []
+        errors: dict[int, str] = {}
+        for k, rec in enumerate(records):
+            try:
+                r = parse_record(rec)
+                plans.append(self._plan(r.response, r.context))
+            except NliFaithError as err:
+                errors[k] = str(err)
+                plans.append(None)
+        good = [p for p in plans if p is not None]
+        matrices = iter(self._fill(good, show_progress_bar))
+        out = []
+        for k, plan in enumerate(plans):
+            out.append(error_result(errors[k]) if plan is None else self.aggregate(next(matrices)))
+        return out
+
+
+def error_result(message: str) -> FaithfulnessResult:
+    return FaithfulnessResult(
+        lenient=None,
+        strict=None,
+        soft=None,
+        n_claims=0,
+        n_yes=0,
+        n_no=0,
+        n_idk=0,
+        reason=f"Not scored: {message}",
+        error=message,
+    )

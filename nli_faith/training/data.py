@@ -1,0 +1,66 @@
+"""Reading ``{premise, hypothesis, label}`` JSONL files for training and evaluation."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import E_DATA_FIELD, E_DATA_LABEL, DataError
+
+#: Training targets. 0..2 are the 3-way classes in canonical order; 3 marks a
+#: binary ``not_entailment`` row, whose loss is on P(neutral) + P(contradiction).
+LABEL_IDS: dict[str, int] = {
+    "entailment": 0,
+    "neutral": 1,
+    "contradiction": 2,
+    "not_entailment": 3,
+    "non_entailment": 3,
+}
+NOT_ENTAILMENT_ID = 3
+
+
+@dataclass(frozen=True)
+class NLIExample:
+    premise: str
+    hypothesis: str
+    label: int
+    source: str = ""
+
+
+def read_nli_jsonl(path: str | Path) -> list[NLIExample]:
+    """Read one NLI JSONL file; a malformed row raises :class:`DataError` naming its line."""
+    path = Path(path)
+    rows: list[NLIExample] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            for field in ("premise", "hypothesis", "label"):
+                if not isinstance(rec.get(field), str):
+                    raise DataError(E_DATA_FIELD.format(path=path, line=lineno, field=field))
+            label = rec["label"].strip().lower()
+            if label not in LABEL_IDS:
+                raise DataError(
+                    E_DATA_LABEL.format(
+                        path=path, line=lineno, label=rec["label"], allowed=sorted(LABEL_IDS)
+                    )
+                )
+            rows.append(
+                NLIExample(
+                    rec["premise"],
+                    rec["hypothesis"],
+                    LABEL_IDS[label],
+                    rec.get("source", path.stem),
+                )
+            )
+    return rows
+
+
+def expand_paths(paths: list[str | Path]) -> list[Path]:
+    """Files as given; a directory stands for every ``*.jsonl`` in it, sorted."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        out.extend(sorted(p.glob("*.jsonl")) if p.is_dir() else [p])
+    return out
