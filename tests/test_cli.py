@@ -1,0 +1,62 @@
+import json
+import subprocess
+import sys
+
+from conftest import REPO, write_jsonl
+
+
+def run_cli(*args, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "nli_faith.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+
+
+def test_help_is_instant_and_does_not_import_torch():
+    code = (
+        "import sys\n"
+        "from nli_faith.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('HEAVY' if {'torch', 'transformers', 'spacy'} & set(sys.modules) else 'LIGHT')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert "score" in out.stdout and "train" in out.stdout
+    assert out.stdout.strip().endswith("LIGHT")
+
+
+def test_score_file_end_to_end_with_a_bad_line(tmp_path, tiny_model_dir):
+    src = write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            {"id": "a", "input": "q", "actual_output": "Paris is in France.",
+             "retrieval_context": ["Paris is the capital of France."]},
+            "{not json",
+            {"id": "c", "question": "q", "response": ["not", "a", "string"], "contexts": ["x"]},
+            {"id": "d", "question": "q", "answer": "It was built in 1889.",
+             "retrieved_contexts": ["The tower was completed in 1889."]},
+        ],
+    )
+    out = tmp_path / "out.jsonl"
+    proc = run_cli("score", str(src), "-o", str(out), "--model", str(tiny_model_dir))
+    assert proc.returncode == 1, proc.stderr  # some records failed
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["line"] for x in lines] == [1, 2, 3, 4]  # one output line per input line
+    assert lines[0]["id"] == "a" and "error" not in lines[0] and lines[0]["n_claims"] == 1
+    assert "not valid JSON" in lines[1]["error"]
+    assert "'response' must be a string" in lines[2]["error"]
+    assert lines[3]["claims"][0]["evidence"]["text"] == "The tower was completed in 1889."
+    assert "line 2:" in proc.stderr and "line 3:" in proc.stderr
+    assert "mean strict" in proc.stderr and "claims not found (idk)" in proc.stderr
+
+
+def test_score_from_stdin_exit_zero(tiny_model_dir):
+    rec = {"response": "Rome is in Italy.", "context": "Rome is the capital of Italy."}
+    proc = run_cli("score", "-", "--model", str(tiny_model_dir), "--quiet",
+                   stdin=json.dumps(rec) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["n_claims"] == 1 and set(out) >= {"lenient", "strict", "soft", "reason", "claims"}

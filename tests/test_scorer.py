@@ -1,0 +1,76 @@
+"""The scorer's plumbing, on a tiny random model (the verdicts themselves are meaningless)."""
+
+import numpy as np
+import pytest
+
+from nli_faith.results import FaithfulnessResult
+
+CONTEXT = [
+    "The Eiffel Tower is located in Paris. It was completed in 1889.",
+    "The tower is 330 metres tall.",
+]
+ANSWER = "Based on the context, the tower is in Paris. It was finished in 1889. Any questions?"
+
+
+def test_result_structure_spans_and_evidence(tiny_scorer):
+    r = tiny_scorer.score(ANSWER, CONTEXT)
+    assert isinstance(r, FaithfulnessResult)
+    assert r.n_claims == 2  # the question is not a claim
+    assert r.n_yes + r.n_no + r.n_idk == 2
+    assert r.strict == pytest.approx(r.n_yes / 2)
+    assert r.lenient == pytest.approx((2 - r.n_no) / 2)
+    for c in r.claims:
+        assert c.claim.split()[-1].rstrip(".") in ANSWER[c.start : c.end]
+        assert c.verdict in ("yes", "no", "idk")
+        assert 0.0 <= c.p_entail <= 1.0 and 0.0 <= c.p_contradict <= 1.0
+        ev = c.evidence
+        assert CONTEXT[ev.doc_index][ev.start : ev.end] == ev.text
+
+
+def test_string_context_and_no_claims(tiny_scorer):
+    r = tiny_scorer.score("Hi! How can I help you today?", "Some context.")
+    assert (r.lenient, r.strict, r.soft, r.n_claims) == (None, None, None, 0)
+    assert "no verifiable claims" in r.reason
+    r = tiny_scorer.score("Paris is in France.", "")
+    assert r.n_claims == 1 and r.claims[0].verdict == "idk" and r.claims[0].evidence is None
+
+
+def test_matrix_is_built_once_and_reduced_cheaply(tiny_scorer):
+    m = tiny_scorer.matrix(ANSWER, CONTEXT)
+    assert m.probs.shape == (len(m.claims), len(m.chunks), 3)
+    np.testing.assert_allclose(m.probs.sum(axis=-1), 1.0, atol=1e-5)
+    everything = tiny_scorer.aggregate(m, entail_threshold=0.0)
+    nothing = tiny_scorer.aggregate(m, entail_threshold=1.0, contradict_threshold=1.0)
+    assert everything.strict == 1.0
+    assert nothing.n_idk == nothing.n_claims
+
+
+def test_batch_matches_single_and_keeps_going_past_bad_records(tiny_scorer):
+    good = {"response": ANSWER, "context": CONTEXT}
+    records = [good, {"response": 42, "context": "x"}, {"answer": "Rome is in Italy.", "contexts": []}]
+    out = tiny_scorer.score_batch(records)
+    assert len(out) == 3
+    assert out[1].error is not None and "'response' must be a string" in out[1].error
+    assert out[1].strict is None
+    single = tiny_scorer.score(ANSWER, CONTEXT)
+    assert [c.p_entail for c in out[0].claims] == pytest.approx(
+        [c.p_entail for c in single.claims], abs=1e-4
+    )
+    assert out[2].error is None and out[2].n_claims == 1
+
+
+def test_bad_options_fail_clearly(tiny_model_dir):
+    from nli_faith.scorer import FaithfulnessScorer
+
+    with pytest.raises(ValueError, match="entail_threshold"):
+        FaithfulnessScorer(str(tiny_model_dir), entail_threshold=2)
+    with pytest.raises(ValueError, match="backend"):
+        FaithfulnessScorer(str(tiny_model_dir), backend="tensorflow")
+
+
+def test_unknown_model_is_a_clear_error(tmp_path):
+    from nli_faith.errors import ModelLoadError
+    from nli_faith.nli import NLIModel
+
+    with pytest.raises(ModelLoadError, match="neither a registered name"):
+        NLIModel(str(tmp_path / "no-such-model"))

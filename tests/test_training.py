@@ -1,0 +1,156 @@
+"""`nli-faith train` end to end on a tiny slice: steps, checkpoint, resume, evaluate, reload."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from conftest import write_jsonl
+
+PAIRS = [
+    ("A dog runs across the park.", "An animal is moving.", "entailment"),
+    ("A dog runs across the park.", "A cat sleeps on the sofa.", "contradiction"),
+    ("A dog runs across the park.", "The dog is chasing its owner.", "neutral"),
+    ("Two children play chess indoors.", "Kids are playing a game.", "entailment"),
+    ("Two children play chess indoors.", "The children are swimming.", "contradiction"),
+    ("The museum opens at nine.", "The museum opens in the morning.", "entailment"),
+    ("The museum opens at nine.", "The museum is closed all week.", "not_entailment"),
+    ("Prices rose by 3% in May.", "Prices fell in May.", "not_entailment"),
+]
+
+
+def _interrupt_at(monkeypatch, step):
+    """Make the next training run stop after ``step`` (as if killed after its checkpoint)."""
+    from transformers import TrainerCallback
+
+    import nli_faith.training.train as train_mod
+
+    real = train_mod._make_trainer_cls
+
+    class Stop(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            if state.global_step >= step:
+                control.should_training_stop = True
+                control.should_save = True
+
+    def patched():
+        base = real()
+
+        class Interrupted(base):
+            def __init__(self, *a, **kw):
+                super().__init__(*a, **kw)
+                self.add_callback(Stop())
+
+        return Interrupted
+
+    monkeypatch.setattr(train_mod, "_make_trainer_cls", patched)
+    return lambda: monkeypatch.setattr(train_mod, "_make_trainer_cls", real)
+
+
+def test_train_checkpoint_resume_evaluate(tmp_path, tiny_model_dir, monkeypatch):
+    from nli_faith.cli import main
+    from nli_faith.nli import NLIModel
+
+    rows = [{"premise": p, "hypothesis": h, "label": lab} for p, h, lab in PAIRS] * 4
+    train = write_jsonl(tmp_path / "train.jsonl", rows)
+    ev = write_jsonl(tmp_path / "eval.jsonl", rows[:8])
+    out = tmp_path / "run"
+    common = [
+        "train", "--base-model", str(tiny_model_dir), "--train", str(train),
+        "--eval", str(ev), "-o", str(out), "--batch-size", "8", "--learning-rate", "1e-2",
+        "--save-steps", "12", "--logging-steps", "3", "--device", "cpu",
+    ]  # fmt: skip
+    restore = _interrupt_at(monkeypatch, 12)
+    assert main([*common, "--max-steps", "36"]) == 0
+    restore()
+    first = json.loads((out / "train_summary.json").read_text())
+    assert (out / "checkpoints" / "checkpoint-12").is_dir()
+    assert first["resumed_from"] is None and first["global_steps"] == 12
+
+    assert main([*common, "--max-steps", "36"]) == 0  # the same command picks up where it stopped
+    second = json.loads((out / "train_summary.json").read_text())
+    assert second["resumed_from"].endswith("checkpoint-12")
+    assert second["global_steps"] == 36
+    losses = first["loss_history"] + second["loss_history"]
+    assert np.mean(losses[-2:]) < np.mean(losses[:2])  # the loss went down
+
+    results = json.loads((out / "eval.json").read_text())
+    assert results["eval"]["n"] == 8 and 0.0 <= results["eval"]["accuracy"] <= 1.0
+    assert "| eval |" in (out / "eval.md").read_text()
+
+    nli = NLIModel(str(out / "model"), device="cpu")
+    probs = nli.predict([(p, h) for p, h, _ in PAIRS])
+    assert probs.shape == (len(PAIRS), 3)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_binary_rows_train_entailment_against_the_rest():
+    import torch
+
+    from nli_faith.training.train import _loss_fn
+
+    logits = torch.tensor([[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+    labels = torch.tensor([0, 3])  # entailment; binary not_entailment
+    loss_each = [_loss_fn(logits[i : i + 1], labels[i : i + 1]).item() for i in range(2)]
+    p = torch.softmax(logits[0], dim=0)
+    assert loss_each[0] == pytest.approx(-torch.log(p[0]).item(), rel=1e-5)
+    assert loss_each[1] == pytest.approx(-torch.log(p[1] + p[2]).item(), rel=1e-5)
+
+
+def test_bad_training_rows_name_file_and_line(tmp_path):
+    from nli_faith.errors import DataError
+    from nli_faith.training.data import read_nli_jsonl
+
+    path = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [{"premise": "a", "hypothesis": "b", "label": "entailment"},
+         {"premise": "a", "hypothesis": "b", "label": "maybe"}],
+    )
+    with pytest.raises(DataError, match=r"bad.jsonl:2: unknown label 'maybe'"):
+        read_nli_jsonl(path)
+
+
+def test_synthetic_contradictions_and_entailments():
+    from nli_faith.training.synthetic import change_number, generate, renotate_number
+
+    rng = random.Random(0)
+    changed, kind = change_number("The device is covered for twenty-four months.", rng)
+    assert changed != "The device is covered for twenty-four months." and kind == "number_words"
+    assert "twenty-four" not in changed
+    changed, kind = change_number("Revenue rose 3.5% in 2019.", rng)
+    assert changed != "Revenue rose 3.5% in 2019."
+    assert renotate_number("Delivery is free over $50.", rng) == (
+        "Delivery is free over fifty dollars."
+    )
+    premises = [
+        "Angela Merkel met Emmanuel Macron in Berlin on Monday to discuss trade.",
+        "The company, based in Toronto, hired 45 engineers last year.",
+        "Barack Obama visited Paris in 2015 for the climate summit.",
+        "The river flows north through three countries.",
+    ] * 3
+    a = generate(premises, seed=3)
+    b = generate(premises, seed=3)
+    assert a == b  # a seed gives the same set
+    kinds = {p.kind for p in a}
+    assert {"entity", "number_words"} & kinds
+    assert all(p.label in ("contradiction", "entailment") for p in a)
+    for p in a:
+        if p.label == "contradiction":
+            assert p.hypothesis not in p.premise
+
+
+def test_distractor_copies_keep_their_label():
+    from nli_faith.training.data import NLIExample
+    from nli_faith.training.synthetic import with_distractors
+
+    rows = [
+        NLIExample(f"Fact number {i} is about topic {i}.", f"Topic {i}.", i % 3, "lingnli_train")
+        for i in range(50)
+    ]
+    padded = with_distractors(rows, rate=1.0, seed=1)
+    assert len(padded) > 40
+    by_hyp = {r.hypothesis: r for r in rows}
+    for p in padded:
+        orig = by_hyp[p.hypothesis]
+        assert p.label == orig.label and orig.premise in p.premise and p.premise != orig.premise
