@@ -1,3 +1,55 @@
-"""nli-faith: claim-level faithfulness scoring with a local NLI cross-encoder."""
+"""nli-faith: claim-level faithfulness scoring with a local NLI cross-encoder.
+
+Example:
+    >>> from nli_faith import FaithfulnessScorer
+    >>> scorer = FaithfulnessScorer(device="cpu")
+    >>> scorer.score("Paris is in France.", "Paris is the capital of France.").strict
+    1.0
+
+The public names are imported lazily, so ``import nli_faith`` (and
+``nli-faith --help``) does not load torch.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "FaithfulnessScorer": "nli_faith.scorer",
+    "NLIMatrix": "nli_faith.scorer",
+    "FaithfulnessResult": "nli_faith.results",
+    "ClaimVerdict": "nli_faith.results",
+    "Evidence": "nli_faith.results",
+    "NLIModel": "nli_faith.nli",
+    "ClaimSplitter": "nli_faith.claims",
+    "Claim": "nli_faith.claims",
+    "LabelMap": "nli_faith.labels",
+}
+__all__ = [
+    "Claim",
+    "ClaimSplitter",
+    "ClaimVerdict",
+    "Evidence",
+    "FaithfulnessResult",
+    "FaithfulnessScorer",
+    "LabelMap",
+    "NLIMatrix",
+    "NLIModel",
+    "__version__",
+]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .claims import Claim, ClaimSplitter
+    from .labels import LabelMap
+    from .nli import NLIModel
+    from .results import ClaimVerdict, Evidence, FaithfulnessResult
+    from .scorer import FaithfulnessScorer, NLIMatrix
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'nli_faith' has no attribute {name!r}")

@@ -82,6 +82,9 @@ class NLIModel:
         self.backend = backend
         self.batch_size = batch_size
         from transformers import AutoConfig, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # no "Loading weights" bar for each model load
 
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(spec.path)

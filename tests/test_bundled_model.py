@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from conftest import BUNDLED
 
 
@@ -17,16 +16,30 @@ def test_bundled_model_is_registered_and_loads_offline():
 
 
 CLEAR_PAIRS = [
-    ("We provide complimentary delivery on purchases over $50.",
-     "Shipping is free for orders above fifty dollars.", 0),
-    ("The device is covered for a period of twenty-four months.",
-     "The device is covered for a period of thirty-six months.", 2),
+    (
+        "We provide complimentary delivery on purchases over $50.",
+        "Shipping is free for orders above fifty dollars.",
+        0,
+    ),
+    (
+        "The device is covered for a period of twenty-four months.",
+        "The device is covered for a period of thirty-six months.",
+        2,
+    ),
     ("A man is playing a guitar on stage.", "A man is playing an instrument.", 0),
     ("A man is playing a guitar on stage.", "Nobody is playing music.", 2),
-    ("A woman is slicing an onion in the kitchen.", "The woman is cooking dinner for her family.", 1),
+    (
+        "A woman is slicing an onion in the kitchen.",
+        "The woman is cooking dinner for her family.",
+        1,
+    ),
     ("The meeting was moved from Monday to Wednesday.", "The meeting takes place on Wednesday.", 0),
     ("The company was founded in 1998 in Austin.", "The company was founded in 2004.", 2),
-    ("Marie Curie won the Nobel Prize in Physics in 1903.", "Marie Curie never won a Nobel Prize.", 2),
+    (
+        "Marie Curie won the Nobel Prize in Physics in 1903.",
+        "Marie Curie never won a Nobel Prize.",
+        2,
+    ),
 ]
 
 

@@ -23,9 +23,7 @@ DOC = (
 
 def test_offsets_round_trip_to_the_original_text():
     docs = [DOC, "Second document.\n\nIt has two paragraphs."]
-    chunks = chunk_documents(
-        docs, budget=20, count_tokens=count_words, token_offsets=word_offsets
-    )
+    chunks = chunk_documents(docs, budget=20, count_tokens=count_words, token_offsets=word_offsets)
     assert chunks
     for c in chunks:
         assert docs[c.doc_index][c.start : c.end] == c.text
@@ -35,8 +33,13 @@ def test_offsets_round_trip_to_the_original_text():
 def test_windows_respect_the_budget_and_cover_every_sentence():
     spans = sentence_spans(DOC)
     chunks = chunk_document(
-        DOC, spans, doc_index=0, budget=20, count_tokens=count_words,
-        token_offsets=word_offsets, sentences=False,
+        DOC,
+        spans,
+        doc_index=0,
+        budget=20,
+        count_tokens=count_words,
+        token_offsets=word_offsets,
+        sentences=False,
     )
     assert len(chunks) > 1  # the document does not fit in one window
     assert all(len(c.text.split()) <= 20 for c in chunks)
@@ -52,8 +55,13 @@ def test_windows_respect_the_budget_and_cover_every_sentence():
 def test_sentence_chunks_are_added_once():
     spans = sentence_spans(DOC)
     chunks = chunk_document(
-        DOC, spans, doc_index=0, budget=1000, count_tokens=count_words,
-        token_offsets=word_offsets, sentences=True,
+        DOC,
+        spans,
+        doc_index=0,
+        budget=1000,
+        count_tokens=count_words,
+        token_offsets=word_offsets,
+        sentences=True,
     )
     sentence_chunks = [c for c in chunks if (c.start, c.end) in set(spans)]
     assert len(sentence_chunks) == len(spans)
@@ -62,7 +70,9 @@ def test_sentence_chunks_are_added_once():
 
 
 def test_a_long_document_is_fully_covered():
-    doc = " ".join(f"Sentence number {i} says that item {i} costs {i * 3} dollars." for i in range(300))
+    doc = " ".join(
+        f"Sentence number {i} says that item {i} costs {i * 3} dollars." for i in range(300)
+    )
     chunks = chunk_documents([doc], budget=50, count_tokens=count_words, token_offsets=word_offsets)
     covered = set()
     for c in chunks:

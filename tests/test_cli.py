@@ -32,12 +32,20 @@ def test_score_file_end_to_end_with_a_bad_line(tmp_path, tiny_model_dir):
     src = write_jsonl(
         tmp_path / "in.jsonl",
         [
-            {"id": "a", "input": "q", "actual_output": "Paris is in France.",
-             "retrieval_context": ["Paris is the capital of France."]},
+            {
+                "id": "a",
+                "input": "q",
+                "actual_output": "Paris is in France.",
+                "retrieval_context": ["Paris is the capital of France."],
+            },
             "{not json",
             {"id": "c", "question": "q", "response": ["not", "a", "string"], "contexts": ["x"]},
-            {"id": "d", "question": "q", "answer": "It was built in 1889.",
-             "retrieved_contexts": ["The tower was completed in 1889."]},
+            {
+                "id": "d",
+                "question": "q",
+                "answer": "It was built in 1889.",
+                "retrieved_contexts": ["The tower was completed in 1889."],
+            },
         ],
     )
     out = tmp_path / "out.jsonl"
@@ -55,8 +63,9 @@ def test_score_file_end_to_end_with_a_bad_line(tmp_path, tiny_model_dir):
 
 def test_score_from_stdin_exit_zero(tiny_model_dir):
     rec = {"response": "Rome is in Italy.", "context": "Rome is the capital of Italy."}
-    proc = run_cli("score", "-", "--model", str(tiny_model_dir), "--quiet",
-                   stdin=json.dumps(rec) + "\n")
+    proc = run_cli(
+        "score", "-", "--model", str(tiny_model_dir), "--quiet", stdin=json.dumps(rec) + "\n"
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["n_claims"] == 1 and set(out) >= {"lenient", "strict", "soft", "reason", "claims"}

@@ -47,7 +47,11 @@ def test_matrix_is_built_once_and_reduced_cheaply(tiny_scorer):
 
 def test_batch_matches_single_and_keeps_going_past_bad_records(tiny_scorer):
     good = {"response": ANSWER, "context": CONTEXT}
-    records = [good, {"response": 42, "context": "x"}, {"answer": "Rome is in Italy.", "contexts": []}]
+    records = [
+        good,
+        {"response": 42, "context": "x"},
+        {"answer": "Rome is in Italy.", "contexts": []},
+    ]
     out = tiny_scorer.score_batch(records)
     assert len(out) == 3
     assert out[1].error is not None and "'response' must be a string" in out[1].error

@@ -5,7 +5,6 @@ import random
 
 import numpy as np
 import pytest
-
 from conftest import write_jsonl
 
 PAIRS = [
@@ -104,8 +103,10 @@ def test_bad_training_rows_name_file_and_line(tmp_path):
 
     path = write_jsonl(
         tmp_path / "bad.jsonl",
-        [{"premise": "a", "hypothesis": "b", "label": "entailment"},
-         {"premise": "a", "hypothesis": "b", "label": "maybe"}],
+        [
+            {"premise": "a", "hypothesis": "b", "label": "entailment"},
+            {"premise": "a", "hypothesis": "b", "label": "maybe"},
+        ],
     )
     with pytest.raises(DataError, match=r"bad.jsonl:2: unknown label 'maybe'"):
         read_nli_jsonl(path)
