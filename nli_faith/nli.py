@@ -160,9 +160,11 @@ class NLIModel:
     def _predict_unique(
         self, pairs: list[tuple[str, str]], batch_size: int, show_progress_bar: bool
     ) -> np.ndarray:
-        premises = [p for p, _ in pairs]
-        hyps = [h for _, h in pairs]
-        enc = self.tokenizer(premises, hyps, truncation=False, add_special_tokens=True)
+        # One tokenizer call for all pairs (fast), then length-sorted batches padded
+        # with numpy; measured faster than tokenizing batch by batch.
+        enc = self.tokenizer(
+            [p for p, _ in pairs], [h for _, h in pairs], truncation=False, add_special_tokens=True
+        )
         ids = enc["input_ids"]
         lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         too_long = int((lengths > self.max_length).sum())
@@ -180,15 +182,14 @@ class NLIModel:
             from tqdm.auto import tqdm
 
             starts = tqdm(starts, desc="NLI", unit="batch")
-        keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
+        types = enc.get("token_type_ids")
+        pad_id = self.tokenizer.pad_token_id or 0
         for start in starts:
             sel = order[start : start + batch_size]
-            batch = {k: [enc[k][i][: self.max_length] for i in sel] for k in keys}
-            out[sel] = self._forward(batch)
+            out[sel] = self._forward(_pad_batch(ids, types, sel, self.max_length, pad_id))
         return out
 
-    def _forward(self, batch: dict[str, list[list[int]]]) -> np.ndarray:
-        padded = self.tokenizer.pad(batch, return_tensors="np")
+    def _forward(self, padded: dict[str, np.ndarray]) -> np.ndarray:
         if self._session is not None:
             logits = self._session.run(padded)
             logits = logits - logits.max(axis=-1, keepdims=True)
@@ -204,6 +205,35 @@ class NLIModel:
     @property
     def torch_model(self) -> torch.nn.Module | None:
         return self._model
+
+
+def _pad_batch(
+    ids: list[list[int]],
+    types: list[list[int]] | None,
+    sel: np.ndarray,
+    max_length: int,
+    pad_id: int,
+) -> dict[str, np.ndarray]:
+    """Right-padded int64 arrays for the rows ``sel`` (faster than ``tokenizer.pad``).
+
+    A pair longer than ``max_length`` keeps its first ``max_length`` tokens.
+    """
+    lengths = np.array([min(len(ids[i]), max_length) for i in sel])
+    width = int(lengths.max())
+    input_ids = np.full((len(sel), width), pad_id, dtype=np.int64)
+    type_ids = np.zeros((len(sel), width), dtype=np.int64) if types is not None else None
+    for row, i in enumerate(sel):
+        n = lengths[row]
+        input_ids[row, :n] = ids[i][:n]
+        if type_ids is not None:
+            type_ids[row, :n] = types[i][:n]
+    batch = {
+        "input_ids": input_ids,
+        "attention_mask": (np.arange(width)[None, :] < lengths[:, None]).astype(np.int64),
+    }
+    if type_ids is not None:
+        batch["token_type_ids"] = type_ids
+    return batch
 
 
 def _pick_dtype(dtype: str | None, device: str):
