@@ -110,3 +110,40 @@ def test_mission_one_invented_sentence(bundled_scorer):
     assert verdicts[:3] == ["yes", "yes", "yes"]
     assert verdicts[3] != "yes"
     assert r.strict == pytest.approx(0.75)
+
+
+HANDBOOK_TOC = (
+    "Staff Handbook - Contents\n1. Welcome\n2. Working hours\n3. Remote work\n"
+    "4. Leave and holidays\n5. Expenses and travel\n6. Equipment\n7. Health and safety\n"
+    "8. Code of conduct\n9. Performance reviews\n10. Leaving the company"
+)
+HANDBOOK_CLAIMS = [
+    "Core working hours are from 9 am to 3 pm.",
+    "Staff may work from home two days a week.",
+    "Home working must be approved by a manager.",
+    "Every employee gets 25 days of paid holiday.",
+    "Up to five unused days can be carried over.",
+    "Sick leave longer than three days needs a doctor's note.",
+    "Parental leave is fully paid for 14 weeks.",
+    "Expense claims must be filed within 60 days.",
+    "Flights under five hours are booked in economy.",
+    "The daily allowance on business trips is 40 euros.",
+    "New staff receive a laptop and a headset.",
+    "Phones may be kept after three years of service.",
+    "A one-off home office budget of 300 euros is paid.",
+    "Fire drills are held every quarter.",
+    "Each floor has two trained first-aiders.",
+    "Gifts above 30 euros must be reported.",
+    "Performance reviews happen once a year.",
+    "Pay rises are agreed in the April review.",
+    "Permanent staff have a notice period of two months.",
+    "Leavers have an exit interview with their manager.",
+]
+
+
+def test_mission_twenty_claims_against_a_table_of_contents(bundled_scorer):
+    r = bundled_scorer.score(" ".join(HANDBOOK_CLAIMS), HANDBOOK_TOC)
+    assert r.n_claims == 20
+    assert r.n_idk >= 18  # a table of contents neither supports nor contradicts
+    assert r.lenient >= 0.9  # DeepEval's formula forgives it ...
+    assert r.strict <= 0.1  # ... the strict score does not

@@ -17,3 +17,11 @@ def test_a_chunk_without_the_claims_number_cannot_support_it():
     chunks = ["Covered for twenty-four months.", "Covered for 36 months."]
     mask = number_support_mask(claims, chunks)
     np.testing.assert_array_equal(mask, [[False, True], [True, True]])
+
+
+def test_list_and_section_markers_are_not_quantities():
+    toc = "Contents\n1. Welcome\n5.6 Session Management\n10. Leaving the company"
+    assert extract_numbers(toc) == set()
+    assert extract_numbers("5 people came.\n3.5 million live there.") == {"5", "3.5"}
+    mask = number_support_mask(["Core hours are from 10 am to 4 pm."], [toc])
+    assert not mask.any()

@@ -78,3 +78,15 @@ def test_unknown_model_is_a_clear_error(tmp_path):
 
     with pytest.raises(ModelLoadError, match="neither a registered name"):
         NLIModel(str(tmp_path / "no-such-model"))
+
+
+def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from nli_faith.nli import NLIModel
+
+    monkeypatch.setenv("NLI_FAITH_CACHE", str(tmp_path))
+    pairs = [("The tower is in Paris.", "It is in France."), ("A b c d e f g.", "Nothing.")]
+    ref = NLIModel(str(tiny_model_dir), device="cpu").predict(pairs)
+    onnx = NLIModel(str(tiny_model_dir), backend="onnx", onnx_quantize=False).predict(pairs)
+    np.testing.assert_allclose(onnx, ref, atol=1e-4)
+    assert list((tmp_path / "onnx").glob("*.onnx"))  # exported once into the cache
