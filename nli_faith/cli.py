@@ -30,6 +30,11 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default="default", help="registry name, local path or hub id")
     p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: auto)")
     p.add_argument("--backend", default="torch", choices=["torch", "onnx"])
+    p.add_argument(
+        "--onnx-fp32",
+        action="store_true",
+        help="with --backend onnx: the fp32 graph (same verdicts as torch) instead of int8",
+    )
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--granularity", default="sentence", choices=["sentence", "clause"])
     p.add_argument("--entail-threshold", type=float, default=None)

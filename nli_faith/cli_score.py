@@ -74,6 +74,7 @@ def run_score(args: argparse.Namespace) -> int:
         args.model,
         device=args.device,
         backend=args.backend,
+        onnx_quantize=not args.onnx_fp32,
         batch_size=args.batch_size,
         granularity=args.granularity,
         prefilter_top_k=args.prefilter_top_k,
