@@ -85,6 +85,24 @@ def versions(*names: str) -> dict[str, str | None]:
     return out
 
 
+def git_state() -> dict[str, Any]:
+    """The checkout's commit and whether the library or the models differ from it."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(
+                ["git", *args], cwd=REPO, capture_output=True, text=True, timeout=20
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {
+        "head": git("rev-parse", "--short", "HEAD") or None,
+        "library_or_models_modified": bool(git("status", "--porcelain", "nli_faith", "models")),
+    }
+
+
 def loadavg() -> list[float] | None:
     try:
         return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
@@ -146,6 +164,19 @@ class CpuMonitor:
                 out["foreign_share"] = round(max(0.0, busy - own) / total, 3)
                 out["steal_share"] = round(steal / total, 3)
         return out
+
+
+def wait_for_quiet(max_wait_s: float, threshold: float = 0.15, sample_s: float = 5.0) -> dict:
+    """Sleep until other processes use less than ``threshold`` of the CPUs (sampled over
+    ``sample_s``), at most ``max_wait_s``. Returns what was waited and the last sample."""
+    t0 = time.perf_counter()
+    last = measure_foreign_load(sample_s) if max_wait_s > 0 else {}
+    while max_wait_s > 0 and last.get("foreign_share", 0.0) >= threshold:
+        if time.perf_counter() - t0 >= max_wait_s:
+            break
+        time.sleep(10)
+        last = measure_foreign_load(sample_s)
+    return {"waited_s": round(time.perf_counter() - t0, 1), "last_sample": last}
 
 
 def measure_foreign_load(seconds: float = 3.0) -> dict[str, Any]:

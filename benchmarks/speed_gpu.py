@@ -336,10 +336,13 @@ def run_gpu(
                 "bare_fp32_autocast_bf16",
                 lambda b=b_fp32: _time_bare(nli_fp32.torch_model, b, device, bf16),
             ),
-            ("predict_bf16_weights", lambda: _time_predict(nli_bf16, pairs, bs, device, None)),
+            (
+                "predict_bf16_weights",
+                lambda bs=bs: _time_predict(nli_bf16, pairs, bs, device, None),
+            ),
             (
                 "predict_fp32_autocast_bf16",
-                lambda: _time_predict(nli_fp32, pairs, bs, device, bf16),
+                lambda bs=bs: _time_predict(nli_fp32, pairs, bs, device, bf16),
             ),
         ]
         if bs == 256 or bs == batch_sizes[0]:

@@ -1,0 +1,599 @@
+"""Markdown rendering of ``benchmarks/results/speed.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "**no**"
+    if isinstance(x, float):
+        if abs(x) >= 100:
+            return f"{x:,.0f}"
+        return f"{x:g}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _cpu_line(cpu: dict | None) -> str:
+    if not cpu:
+        return ""
+    return (
+        f"_Load while measured: other processes took {_pct(cpu.get('foreign_share'))} of the "
+        f"CPUs (steal {_pct(cpu.get('steal_share'))}); load average {cpu.get('loadavg_start')}"
+        f" -> {cpu.get('loadavg_end')}; {cpu.get('wall_s')} s._\n"
+    )
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _met(value: float | None, target: float, higher: bool = True) -> str:
+    if value is None:
+        return "-"
+    ok = value >= target if higher else value <= target
+    return "yes" if ok else "**no**"
+
+
+def summary(rep: dict[str, Any]) -> str:
+    t = rep["targets"]
+    s = rep["sections"]
+    rows = []
+    ov = s.get("overhead", {}).get("backends", {})
+    for be, r in ov.items():
+        rows.append(
+            [
+                f"1 overhead ratio ({be}): score_batch / bare forwards",
+                r["ratio"],
+                f">= {t['overhead_ratio']}",
+                _met(r["ratio"], t["overhead_ratio"]),
+            ]
+        )
+    nv = s.get("naive", {})
+    if "speedup" in nv:
+        rows.append(
+            [
+                "2 score_batch (torch) speed-up over one-pair pipeline (torch fp32)",
+                f"{nv['speedup']}x",
+                f">= {t['naive_speedup']}x",
+                _met(nv["speedup"], t["naive_speedup"]),
+            ]
+        )
+    if nv.get("onnx_speedup") is not None:
+        rows.append(
+            [
+                "2 score_batch (onnx int8) speed-up over one-pair pipeline (torch fp32)",
+                f"{nv['onnx_speedup']}x",
+                f">= {t['naive_speedup']}x",
+                _met(nv["onnx_speedup"], t["naive_speedup"]),
+            ]
+        )
+    for r in s.get("latency", {}).get("rows", []):
+        rows.append(
+            [
+                f"3 latency p50 / p95, {r['config']}",
+                f"{r['p50_ms']} / {r['p95_ms']} ms",
+                f"<= {t['p50_ms']:g} / {t['p95_ms']:g} ms",
+                _fmt(r["meets_target"]),
+            ]
+        )
+    sp = s.get("claim_splitting", {})
+    if "rule_split" in sp:
+        v = sp["rule_split"]["sentences_per_cpu_s"]
+        rows.append(
+            [
+                "4 rule-based splitting, sentences/s per core",
+                v,
+                f">= {t['rule_sentences_per_s_per_core']:g}",
+                _met(v, t["rule_sentences_per_s_per_core"]),
+            ]
+        )
+    lc = s.get("long_context", {})
+    for cfg, v in lc.get("speedup_prefilter", {}).items():
+        rows.append([f"5 long context: speed-up over full scan, {cfg}", f"{v}x", "-", "-"])
+    for key, label in (("agreement", "prefilter_top_k=3"), ("agreement_proto", "PROTO k=3")):
+        ag = lc.get(key, {})
+        if ag.get("agreement") is not None:
+            rows.append(
+                [
+                    f"5 {label} vs full scan verdict agreement (per claim)",
+                    ag["agreement"],
+                    f">= {t['prefilter_agreement']}",
+                    _met(ag["agreement"], t["prefilter_agreement"]),
+                ]
+            )
+    ba = s.get("backend_agreement", {})
+    for key, label in (
+        ("onnx_int8", "ONNX int8"),
+        ("onnx_fp32", "ONNX fp32"),
+        ("torch_bf16", "torch bf16"),
+    ):
+        if ba.get(key, {}).get("agreement") is not None:
+            x = ba[key]
+            rows.append(
+                [
+                    f"7 {label} vs torch fp32 verdict agreement (per claim); max abs dp_entail",
+                    f"{x['agreement']}; {x['max_abs_claim_p_entail_diff']}",
+                    "-",
+                    "-",
+                ]
+            )
+    return _table(["section / metric", "value", "target", "met"], rows)
+
+
+def render(rep: dict[str, Any]) -> str:
+    m = rep["machine"]
+    cpu = m["cpu"]
+    v = m["versions"]
+    out = ["# nli-faith speed benchmark\n"]
+    if rep.get("quick"):
+        out.append("**QUICK smoke run (small workloads): figures are not representative.**\n")
+    out.append(
+        f"`{rep['command']}`, started {rep['started']}, finished {rep.get('finished')}. "
+        "Every comparison below is measured in this run; ratios compare interleaved "
+        "measurements.\n"
+    )
+    out.append("## Machine\n")
+    out.append(
+        _table(
+            ["item", "value"],
+            [
+                [
+                    "CPU",
+                    f"{cpu.get('model_name')} (family {cpu.get('cpu_family')}, model "
+                    f"{cpu.get('model')}, stepping {cpu.get('stepping')}), "
+                    f"{cpu.get('cpu_MHz')} MHz",
+                ],
+                ["SIMD", ", ".join(cpu.get("simd", []))],
+                ["cores usable (affinity)", m["cores_usable"]],
+                ["cgroup cpu.max", m.get("cgroup_cpu_max")],
+                ["hypervisor", cpu.get("hypervisor")],
+                [
+                    "threads",
+                    f"torch {m['torch_threads']} (interop {m['torch_interop_threads']}), "
+                    f"onnxruntime intra-op {m['onnxruntime_intra_op_threads']}",
+                ],
+                ["versions", ", ".join(f"{k} {val}" for k, val in v.items())],
+                [
+                    "code",
+                    f"commit {m.get('git', {}).get('head')}; nli_faith/ or models/ modified: "
+                    f"{m.get('git', {}).get('library_or_models_modified')}",
+                ],
+            ],
+        )
+    )
+    lb, la = rep.get("load_before", {}), rep.get("load_after", {})
+    whole = rep.get("cpu_whole_run", {})
+    out.append(
+        "\n**Shared machine.** Load before the run: other processes used "
+        f"{_pct(lb.get('foreign_share'))} of the CPUs (3 s sample, load average "
+        f"{lb.get('loadavg_start')}); after: {_pct(la.get('foreign_share'))} (load average "
+        f"{la.get('loadavg_start')}). Over the whole run other processes took "
+        f"{_pct(whole.get('foreign_share'))} of the CPU time. A share well above 0% means the "
+        "absolute figures are depressed; the ratios, measured interleaved, much less so.\n"
+    )
+    out.append("## Summary\n")
+    out.append(summary(rep))
+    s = rep["sections"]
+
+    if "overhead" in s:
+        x = s["overhead"]
+        out.append("\n## 1. Overhead against the model's own limit\n")
+        if "error" in x:
+            out.append(f"Error: {x['error']}\n")
+        else:
+            w = x["workload"]
+            out.append(
+                f"Workload: {w['selection']}: {w['records_per_set']} x "
+                f"{', '.join(w['sets'])} = {w['records']} records. Bare = the same unique "
+                "(chunk, claim) pairs, tokenized as `NLIModel` does, length-sorted, padded "
+                "once, same batch size, timed forwards only. "
+                f"{x['method']}; {x['rounds']} rounds.\n\n"
+            )
+            rows = []
+            for be, r in x["backends"].items():
+                rows.append(
+                    [
+                        be,
+                        r["unique_pairs"],
+                        r["mean_pair_tokens"],
+                        r["batch_size"],
+                        r["bare_pairs_per_s"],
+                        r["score_batch_pairs_per_s"],
+                        r["ratio"],
+                        ", ".join(map(str, r["ratio_per_round"])),
+                    ]
+                )
+            out.append(
+                _table(
+                    [
+                        "backend",
+                        "pairs",
+                        "mean tokens/pair",
+                        "batch",
+                        "bare pairs/s",
+                        "score_batch pairs/s",
+                        "ratio",
+                        "per round",
+                    ],
+                    rows,
+                )
+            )
+            for be, r in x["backends"].items():
+                out.append(
+                    f"\n{be}: where the extra time goes (measured separately, seconds): "
+                    + "; ".join(f"{k} {val}" for k, val in r["breakdown_s"].items())
+                    + ".\n\n"
+                    + _cpu_line(r.get("cpu"))
+                )
+
+    if "naive" in s:
+        x = s["naive"]
+        out.append("\n## 2. Against the naive way\n")
+        if "error" in x:
+            out.append(f"Error: {x['error']}\n")
+        else:
+            out.append(
+                f"Naive: {x['naive']}. Workload: {x['workload']}. Subsample: {x['subsample']}. "
+                f"{x['rounds']} interleaved rounds.\n\n"
+            )
+            out.append(
+                _table(
+                    ["way", "pairs/s", "ms/pair"],
+                    [
+                        ["naive pipeline, float32", x["naive_pairs_per_s"], x["naive_ms_per_pair"]],
+                        [
+                            f"naive pipeline, default dtype ({x['naive_default_dtype']['dtype']})",
+                            x["naive_default_dtype"]["pairs_per_s"],
+                            round(1000 / x["naive_default_dtype"]["pairs_per_s"], 1),
+                        ],
+                        [
+                            "score_batch (torch)",
+                            x["score_batch_pairs_per_s"],
+                            round(1000 / x["score_batch_pairs_per_s"], 1),
+                        ],
+                    ]
+                    + (
+                        [
+                            [
+                                "score_batch (onnx int8)",
+                                x["onnx_score_batch_pairs_per_s"],
+                                round(1000 / x["onnx_score_batch_pairs_per_s"], 1),
+                            ]
+                        ]
+                        if x.get("onnx_score_batch_pairs_per_s")
+                        else []
+                    ),
+                )
+            )
+            out.append(
+                f"\nSpeed-up of score_batch over the float32 naive way: **{x['speedup']}x** "
+                f"(per round {x['speedup_per_round']}); with backend='onnx': "
+                f"{x.get('onnx_speedup')}x. Max |prob difference| naive vs "
+                f"`NLIModel.predict` on the subsample: {x['max_abs_prob_diff_naive_vs_predict']} "
+                f"(same model, same pairs). Default-dtype note: {x['naive_default_dtype']['note']}."
+                "\n\n" + _cpu_line(x.get("cpu"))
+            )
+
+    if "latency" in s:
+        x = s["latency"]
+        out.append("\n## 3. Guardrail latency\n")
+        if "error" in x:
+            out.append(f"Error: {x['error']}\n")
+        else:
+            out.append(
+                f"{x['requests']} requests after {x['warmup_requests']} warm-up ones. Request: "
+                f"{x['request']}. Mean passage {x['mean_passage_words']} words, "
+                f"{x['mean_claims']} claims, {x['mean_chunks_default']} chunks with the "
+                f"defaults. {x['method']}.\n\n"
+            )
+            rows = []
+            for r in x["rows"]:
+                a = r["agreement_vs_torch_default"]
+                b = r.get("agreement_vs_onnx_default") or {}
+                rows.append(
+                    [
+                        r["config"],
+                        r["p50_ms"],
+                        r["p95_ms"],
+                        f"{r.get('quiet_p50_ms')} / {r.get('quiet_p95_ms')}",
+                        r["mean_ms"],
+                        r["mean_pairs_per_request"],
+                        f"{a['agreement']} ({a['equal']}/{a['claims']})",
+                        b.get("agreement"),
+                        r["meets_target"],
+                    ]
+                )
+            out.append(
+                _table(
+                    [
+                        "config",
+                        "p50 ms",
+                        "p95 ms",
+                        "quiet p50 / p95 ms",
+                        "mean ms",
+                        "pairs/request",
+                        "verdicts = torch default",
+                        "= onnx default",
+                        "meets target",
+                    ],
+                    rows,
+                )
+            )
+            out.append(
+                f"\nQuiet = the {x.get('quiet_rounds')} {x.get('quiet_definition')} (median "
+                f"share over all rounds {x.get('round_foreign_share_median')}).\n"
+            )
+            out.append("\n" + x["note_bf16"] + ".\n\n" + _cpu_line(x.get("cpu")))
+            out.append(
+                "\nVerdicts by answer sentence (yes/no/idk counts; agreement with torch "
+                "default). The expected verdict is what the request was built to be; the "
+                "NLI model does not always agree, so this only shows *where* configs differ."
+                "\n\n"
+            )
+            roles = x["rows"][0]["by_role"]
+            header = ["config"] + [f"{r['role']} (exp. {r['expected'] or '?'})" for r in roles]
+            rows = []
+            for r in x["rows"]:
+                rows.append(
+                    [r["config"]]
+                    + [
+                        "{yes}/{no}/{idk}".format(**br["verdicts"])
+                        + f" ({br['agreement_vs_torch_default']})"
+                        for br in r["by_role"]
+                    ]
+                )
+            out.append(_table(header, rows))
+
+    if "claim_splitting" in s:
+        x = s["claim_splitting"]
+        out.append("\n## 4. Claim splitting\n")
+        if "error" in x:
+            out.append(f"Error: {x['error']}\n")
+        else:
+            out.append(
+                f"Answers: {x['answers']}; {x['rule_answers']} answers, {x['rule_sentences']} "
+                f"sentences ({x['sentences']}), {x['rule_claims']} claims. Per core = "
+                "sentences per CPU-second of this process and its workers.\n\n"
+            )
+            rows = [
+                [
+                    "rule-based, ClaimSplitter().split per answer",
+                    x["rule_split"]["sentences_per_s"],
+                    x["rule_split"]["sentences_per_cpu_s"],
+                ],
+                [
+                    "rule-based, split_many (nlp.pipe)",
+                    x["rule_split_many"]["sentences_per_s"],
+                    x["rule_split_many"]["sentences_per_cpu_s"],
+                ],
+            ]
+            p = x.get("parser", {})
+            if "error" in p:
+                out.append(f"Parser mode unavailable: {p['error']}\n")
+            elif p:
+                for k in ("n_process_1", "n_process_2"):
+                    rows.append(
+                        [
+                            f"clause (parser {p['model']}), split_many n_process="
+                            f"{k[-1]} ({p['answers']} answers, {p['sentences']} sentences)",
+                            p[k]["sentences_per_s"],
+                            p[k]["sentences_per_cpu_s"],
+                        ]
+                    )
+            out.append(_table(["mode", "sentences/s (wall)", "sentences per CPU-s"], rows))
+            if p.get("note"):
+                out.append(f"\n{p['note']}.\n")
+            out.append("\n" + _cpu_line(x.get("cpu")))
+
+    if "long_context" in s:
+        x = s["long_context"]
+        out.append("\n## 5. Long contexts\n")
+        if "error" in x:
+            out.append(f"Error: {x['error']}\n")
+        else:
+            out.append(f'Context: {x["context"]}. Answer: "{x["answer"]}"\n\n')
+            rows = [
+                [
+                    r["config"],
+                    r["median_s"],
+                    ", ".join(map(str, r["seconds"])),
+                    r["claims"],
+                    r["chunks"],
+                    r["pairs_scored"],
+                    r["chunks_kept_per_claim"],
+                    " ".join(r["verdicts"]),
+                ]
+                for r in x["rows"]
+            ]
+            out.append(
+                _table(
+                    [
+                        "config",
+                        "median s",
+                        "runs s",
+                        "claims",
+                        "chunks",
+                        "pairs",
+                        "chunks/claim",
+                        "verdicts",
+                    ],
+                    rows,
+                )
+            )
+            out.append(
+                "\nSpeed-up over the full scan (same backend): "
+                + ", ".join(f"{k} {val}x" for k, val in x["speedup_prefilter"].items())
+                + ". PROTO = benchmarks/speed_proto.py (see section 3).\n\n"
+                + _cpu_line(x.get("cpu"))
+            )
+            for key, label in (
+                ("agreement", "`prefilter_top_k=3`"),
+                ("agreement_proto", "PROTO pre-filter k=3"),
+            ):
+                a = x.get(key, {})
+                if not a:
+                    continue
+                out.append(
+                    f"\n**Pre-filter agreement: {label}** vs full scan ({a['backend']}, per "
+                    f"claim; sample pass {a['seconds_prefilter']} s vs {a['seconds_full']} s "
+                    f"for the full scan). Sample: {a['sample']}.\n\n"
+                )
+                rows = [
+                    [
+                        k,
+                        val["records"],
+                        val["claims"],
+                        round(val["equal"] / val["claims"], 4) if val["claims"] else None,
+                        val["filtered"],
+                        round(val["filtered_equal"] / val["filtered"], 4)
+                        if val["filtered"]
+                        else None,
+                    ]
+                    for k, val in a["per_set"].items()
+                ]
+                t = a["total"]
+                rows.append(
+                    [
+                        "**all**",
+                        t["records"],
+                        t["claims"],
+                        a["agreement"],
+                        t["filtered"],
+                        a["agreement_on_claims_the_prefilter_pruned"],
+                    ]
+                )
+                out.append(
+                    _table(
+                        [
+                            "set",
+                            "records",
+                            "claims",
+                            "agreement",
+                            "claims with chunks pruned",
+                            "agreement there",
+                        ],
+                        rows,
+                    )
+                )
+                out.append(
+                    f"\nPairs scored: full {a['pairs_full']:,}, pre-filtered "
+                    f"{a['pairs_prefilter']:,}.\n"
+                )
+
+    out.append("\n## 6. GPU\n")
+    g = s.get("gpu")
+    if not g or not g.get("available"):
+        out.append("no GPU was available in this run\n")
+    else:
+        d = g["results"]
+        gm = d.get("machine", {})
+        out.append(
+            f"From `{g['source']}` (`python -m benchmarks.speed --gpu-only`), device "
+            f"{d.get('device')}, GPU {gm.get('gpu')}, versions {gm.get('versions')}; "
+            f"{d['workload']['n_pairs']} synthetic pairs ({d['workload']['source']}); "
+            f"{d['workload']['timing']}. Tokenizing all pairs once: "
+            f"{d['workload'].get('tokenize_all_pairs_s')} s. spaCy imported: "
+            f"{d.get('spacy_imported')}.\n\n"
+        )
+        rows = [
+            [
+                r["batch_size"],
+                r["bare_bf16_weights_pairs_per_s"],
+                r["predict_bf16_weights_pairs_per_s"],
+                r["ratio_predict_vs_bare_bf16"],
+                r["bare_fp32_autocast_bf16_pairs_per_s"],
+                r["predict_fp32_autocast_bf16_pairs_per_s"],
+                r["ratio_predict_vs_bare_autocast"],
+                r.get("bare_fp32_pairs_per_s"),
+            ]
+            for r in d["rows"]
+        ]
+        out.append(
+            _table(
+                [
+                    "batch",
+                    "bare bf16 pairs/s",
+                    "predict bf16 pairs/s",
+                    "ratio",
+                    "bare fp32+autocast",
+                    "predict fp32+autocast",
+                    "ratio",
+                    "bare fp32",
+                ],
+                rows,
+            )
+        )
+
+    if "backend_agreement" in s:
+        x = s["backend_agreement"]
+        out.append("\n## 7. Backend agreement (ONNX int8 / fp32, torch bf16) vs torch float32\n")
+        if "error" in x:
+            out.append(f"Error: {x['error']}\n")
+        else:
+            out.append(f"Sample: {x['sample']}; full scans; reference {x['reference']}.\n\n")
+            rows = []
+            for key, label in (
+                ("onnx_int8", "ONNX int8"),
+                ("onnx_fp32", "ONNX fp32"),
+                ("torch_bf16", "torch bf16*"),
+            ):
+                y = x.get(key)
+                if not y:
+                    continue
+                rows.append(
+                    [
+                        label,
+                        f"{y['equal_verdicts']}/{y['claims']}",
+                        y["agreement"],
+                        y["max_abs_claim_p_entail_diff"],
+                        y["pairs"],
+                        y["max_abs_pair_p_entail_diff"],
+                        y["mean_abs_pair_p_entail_diff"],
+                        y["p99_abs_pair_p_entail_diff"],
+                        f"{y['seconds']} vs {y['seconds_reference']}",
+                    ]
+                )
+            out.append(
+                _table(
+                    [
+                        "variant",
+                        "equal verdicts",
+                        "agreement",
+                        "max abs dp_entail (claim)",
+                        "pairs",
+                        "max abs dp_entail (pair)",
+                        "mean",
+                        "p99",
+                        "sample pass s (vs fp32; not interleaved)",
+                    ],
+                    rows,
+                )
+            )
+            out.append("\n\\* NLIModel(dtype='bfloat16') on this CPU.\n")
+            for key, label in (
+                ("onnx_int8", "ONNX int8"),
+                ("onnx_fp32", "ONNX fp32"),
+                ("torch_bf16", "torch bf16"),
+            ):
+                y = x.get(key) or {}
+                if y.get("flips"):
+                    out.append(
+                        f"\n{label} verdict flips (verdict, p_entail, p_contradict): "
+                        + "; ".join(
+                            f"{f['set']}: fp32 {f['reference']} vs {f['other']}" for f in y["flips"]
+                        )
+                        + ".\n"
+                    )
+    return "\n".join(out)
