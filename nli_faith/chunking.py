@@ -130,3 +130,25 @@ def chunk_documents(
             )
         )
     return out
+
+
+def sentence_members(chunks: Sequence[Chunk]) -> list[list[int]]:
+    """For each chunk, the indices of the single-sentence chunks inside its span.
+
+    A chunk that contains no smaller chunk of its document is its own member.
+    """
+    by_doc: dict[int, list[int]] = {}
+    for j, c in enumerate(chunks):
+        by_doc.setdefault(c.doc_index, []).append(j)
+    members: list[list[int]] = []
+    for j, c in enumerate(chunks):
+        inside = [
+            k
+            for k in by_doc[c.doc_index]
+            if k != j
+            and c.start <= chunks[k].start
+            and chunks[k].end <= c.end
+            and (chunks[k].start, chunks[k].end) != (c.start, c.end)
+        ]
+        members.append(inside or [j])
+    return members

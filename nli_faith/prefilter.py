@@ -90,12 +90,30 @@ class ChunkPrefilter:
             self._model = SentenceTransformer(self.model_name, device=self.device)
         return self._model
 
-    def select(self, claims: Sequence[str], chunks: Sequence[str]) -> np.ndarray:
+    def select(
+        self,
+        claims: Sequence[str],
+        chunks: Sequence[str],
+        *,
+        members: Sequence[Sequence[int]] | None = None,
+    ) -> np.ndarray:
+        """Candidate mask ``(claims, chunks)``.
+
+        ``members[j]`` lists the sentence chunks that chunk ``j`` is made of (``[j]`` for
+        a sentence chunk). When given, only sentence chunks go through the bi-encoder and
+        a window takes the best similarity of its sentences: windows are long, and
+        embedding them cost as much as the NLI pass they were meant to save.
+        """
         if len(chunks) <= self.top_k:
             return np.ones((len(claims), len(chunks)), dtype=bool)
-        enc = self._encoder()
-        emb = enc.encode(
-            list(claims) + list(chunks), normalize_embeddings=True, convert_to_numpy=True
+        if members is None:
+            members = [[j] for j in range(len(chunks))]
+        atoms = sorted({a for m in members for a in m})
+        pos = {a: i for i, a in enumerate(atoms)}
+        texts = list(claims) + [chunks[a] for a in atoms]
+        emb = self._encoder().encode(
+            texts, batch_size=8, normalize_embeddings=True, convert_to_numpy=True
         )
-        sim = emb[: len(claims)] @ emb[len(claims) :].T
+        sim_atoms = emb[: len(claims)] @ emb[len(claims) :].T
+        sim = np.stack([sim_atoms[:, [pos[a] for a in m]].max(axis=1) for m in members], axis=1)
         return top_k_mask(sim, self.top_k) | anchor_mask(claims, chunks)

