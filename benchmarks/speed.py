@@ -88,11 +88,16 @@ class Bench:
             opts = dict(kw)
             dtype = opts.pop("dtype", None)
             proto = opts.pop("proto_prefilter_top_k", None)
+            lexical = opts.pop("lexical_prefilter_top_k", None)
             s = FaithfulnessScorer(device="cpu", **opts)
             if proto is not None:  # benchmarks/speed_proto.py, not library code
                 from .speed_proto import ProtoPrefilter
 
                 s.prefilter = ProtoPrefilter(top_k=proto)
+            if lexical is not None:
+                from .speed_proto import LexicalPrefilter
+
+                s.prefilter = LexicalPrefilter(top_k=lexical)
             if dtype is not None:  # the scorer has no dtype option: swap its NLIModel
                 from nli_faith.nli import NLIModel
 
@@ -338,7 +343,8 @@ LATENCY_CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("onnx, chunk_tokens=128", {"backend": "onnx", "chunk_tokens": 128}),
     ("onnx, batch_size=8", {"backend": "onnx", "batch_size": 8}),
     ("onnx + PROTO prefilter k=2**", {"backend": "onnx", "proto_prefilter_top_k": 2}),
-    ("onnx + PROTO prefilter k=3**", {"backend": "onnx", "proto_prefilter_top_k": 3}),
+    ("onnx + LEXICAL prefilter k=2**", {"backend": "onnx", "lexical_prefilter_top_k": 2}),
+    ("onnx + LEXICAL prefilter k=3**", {"backend": "onnx", "lexical_prefilter_top_k": 3}),
 ]
 #: What the answer's sentences are (see speed_inputs.guardrail_requests) and the verdict
 #: one would expect; used only to show *which* claims change verdict between configs.
@@ -470,10 +476,12 @@ def section_latency(b: Bench) -> dict[str, Any]:
         "round_foreign_share_median": rnd(median(round_foreign), 3),
         "rows": rows,
         "note_bf16": "* the scorer has no dtype option: its NLIModel was swapped for "
-        "NLIModel(dtype='bfloat16') (this CPU has AVX512-BF16). ** PROTO = "
-        "benchmarks/speed_proto.py, a prototype pre-filter (not library code): bi-encoder "
-        "only on sentence chunks (windows take their best sentence's similarity), batches "
-        "of 8, bfloat16 weights; same top-k and anchors as the library",
+        "NLIModel(dtype='bfloat16') (this CPU has AVX512-BF16). ** PROTO and LEXICAL = "
+        "prototype pre-filters in benchmarks/speed_proto.py (not library code), plugged in "
+        "as scorer.prefilter. PROTO: the library's bi-encoder, but only on sentence chunks "
+        "(a window takes its best sentence's similarity), batches of 8, bfloat16 weights. "
+        "LEXICAL: no model, the chunks covering most of the claim's IDF-weighted content "
+        "words. Both keep the library's top-k and number/name anchors",
         "cpu": mon.stop(),
     }
 
@@ -602,6 +610,7 @@ def section_long(b: Bench) -> dict[str, Any]:
             (f"{be} full scan", {"backend": be}),
             (f"{be} prefilter_top_k=3", {"backend": be, "prefilter_top_k": 3}),
             (f"{be} PROTO prefilter k=3", {"backend": be, "proto_prefilter_top_k": 3}),
+            (f"{be} LEXICAL prefilter k=3", {"backend": be, "lexical_prefilter_top_k": 3}),
         ]
     rounds_full = 1 if b.quick else 2
     rows = []
@@ -652,6 +661,8 @@ def section_long(b: Bench) -> dict[str, Any]:
     out["agreement"] = _prefilter_agreement(b, full, pf)
     proto = _sample_results(b, "torch proto3", backend="torch", proto_prefilter_top_k=3)
     out["agreement_proto"] = _prefilter_agreement(b, full, proto)
+    lex = _sample_results(b, "torch lexical3", backend="torch", lexical_prefilter_top_k=3)
+    out["agreement_lexical"] = _prefilter_agreement(b, full, lex)
     return out
 
 

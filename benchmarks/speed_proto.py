@@ -1,4 +1,4 @@
-"""Prototype of a cheaper candidate pre-filter, measured beside the library's (section 3/5).
+"""Prototypes of cheaper candidate pre-filters, measured beside the library's (sections 3, 5).
 
 NOT library code: it plugs into ``FaithfulnessScorer.prefilter`` (which only needs
 ``select(claims, chunks) -> bool mask``) to show what a change to
@@ -12,6 +12,9 @@ NOT library code: it plugs into ``FaithfulnessScorer.prefilter`` (which only nee
 * optional bfloat16 weights for the bi-encoder (CPUs with AVX512-BF16 / AMX).
 
 Top-k and the number/name anchors are the library's own functions, unchanged.
+
+``LexicalPrefilter`` goes further and uses no model at all (IDF-weighted content-word
+coverage of the claim), for the latency budget of a guardrail.
 """
 
 from __future__ import annotations
@@ -79,4 +82,44 @@ class ProtoPrefilter:
         )
         sim_atoms = emb[: len(claims)] @ emb[len(claims) :].T
         sim = np.stack([sim_atoms[:, [pos[a] for a in m]].max(axis=1) for m in members], axis=1)
+        return top_k_mask(sim, self.top_k) | anchor_mask(claims, chunks)
+
+
+class LexicalPrefilter:
+    """Prototype pre-filter with no model at all: the ``top_k`` chunks whose content words
+    cover the most of the claim's (IDF-weighted over this request's chunks), plus the
+    library's number/name anchors. Uses ``nli_faith.lexical.content_words`` when the
+    library has it (spaCy's stop-word list), else a plain word split."""
+
+    def __init__(self, *, top_k: int = 3) -> None:
+        self.top_k = top_k
+
+    @staticmethod
+    def _words(text: str) -> set[str]:
+        try:
+            from nli_faith.lexical import content_words
+        except ImportError:  # older library
+            import re
+
+            return {w for w in re.findall(r"[^\W_]+", text.lower()) if len(w) > 3}
+        return content_words(text)
+
+    def select(self, claims: Sequence[str], chunks: Sequence[str]) -> np.ndarray:
+        from nli_faith.prefilter import anchor_mask, top_k_mask
+
+        if len(chunks) <= self.top_k:
+            return np.ones((len(claims), len(chunks)), dtype=bool)
+        chunk_words = [self._words(c) for c in chunks]
+        df: dict[str, int] = {}
+        for ws in chunk_words:
+            for w in ws:
+                df[w] = df.get(w, 0) + 1
+        n = len(chunks)
+        sim = np.zeros((len(claims), n), dtype=np.float32)
+        for i, claim in enumerate(claims):
+            idf = {w: float(np.log((n + 1) / (df.get(w, 0) + 0.5))) for w in self._words(claim)}
+            total = sum(idf.values()) or 1.0
+            for j, ws in enumerate(chunk_words):
+                # coverage of the claim, with a small preference for shorter chunks on ties
+                sim[i, j] = sum(v for w, v in idf.items() if w in ws) / total - 1e-6 * len(ws)
         return top_k_mask(sim, self.top_k) | anchor_mask(claims, chunks)

@@ -83,7 +83,8 @@ def summary(rep: dict[str, Any]) -> str:
         rows.append(
             [
                 f"3 latency p50 / p95, {r['config']}",
-                f"{r['p50_ms']} / {r['p95_ms']} ms",
+                f"{r['p50_ms']} / {r['p95_ms']} ms (verdicts = torch default: "
+                f"{r['agreement_vs_torch_default']['agreement']})",
                 f"<= {t['p50_ms']:g} / {t['p95_ms']:g} ms",
                 _fmt(r["meets_target"]),
             ]
@@ -102,7 +103,11 @@ def summary(rep: dict[str, Any]) -> str:
     lc = s.get("long_context", {})
     for cfg, v in lc.get("speedup_prefilter", {}).items():
         rows.append([f"5 long context: speed-up over full scan, {cfg}", f"{v}x", "-", "-"])
-    for key, label in (("agreement", "prefilter_top_k=3"), ("agreement_proto", "PROTO k=3")):
+    for key, label in (
+        ("agreement", "prefilter_top_k=3"),
+        ("agreement_proto", "PROTO k=3"),
+        ("agreement_lexical", "LEXICAL k=3"),
+    ):
         ag = lc.get(key, {})
         if ag.get("agreement") is not None:
             rows.append(
@@ -435,12 +440,13 @@ def render(rep: dict[str, Any]) -> str:
             out.append(
                 "\nSpeed-up over the full scan (same backend): "
                 + ", ".join(f"{k} {val}x" for k, val in x["speedup_prefilter"].items())
-                + ". PROTO = benchmarks/speed_proto.py (see section 3).\n\n"
+                + ". PROTO, LEXICAL = prototypes in benchmarks/speed_proto.py (see section 3).\n\n"
                 + _cpu_line(x.get("cpu"))
             )
             for key, label in (
                 ("agreement", "`prefilter_top_k=3`"),
                 ("agreement_proto", "PROTO pre-filter k=3"),
+                ("agreement_lexical", "LEXICAL pre-filter k=3"),
             ):
                 a = x.get(key, {})
                 if not a:
