@@ -41,6 +41,7 @@ from .speed_common import (
     loadavg,
     measure_foreign_load,
     median,
+    padded_batches,
     percentile,
     rnd,
     timed,
@@ -128,26 +129,13 @@ def _has_onnx_fp32() -> bool:
 
 
 def _bare_batches(nli, pairs: list[tuple[str, str]], batch_size: int, backend: str) -> list:
-    """Tokenize exactly as ``NLIModel._predict_unique`` does, sort by length, pad once."""
-    import numpy as np
+    """The same inputs ``NLIModel.predict`` builds, padded once (torch tensors for torch)."""
+    batches = padded_batches(nli, pairs, batch_size)
+    if backend != "torch":
+        return batches
+    import torch
 
-    tok = nli.tokenizer
-    enc = tok([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
-    lengths = np.array([len(x) for x in enc["input_ids"]])
-    order = np.argsort(-lengths, kind="stable")
-    keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
-    batches = []
-    for start in range(0, len(order), batch_size):
-        sel = order[start : start + batch_size]
-        b = {k: [enc[k][i][: nli.max_length] for i in sel] for k in keys}
-        padded = tok.pad(b, return_tensors="np")
-        if backend == "torch":
-            import torch
-
-            batches.append({k: torch.from_numpy(v) for k, v in padded.items()})
-        else:
-            batches.append({k: v.astype(np.int64) for k, v in padded.items()})
-    return batches
+    return [{k: torch.from_numpy(v) for k, v in b.items()} for b in batches]
 
 
 def _run_bare(nli, batches: list, backend: str) -> None:

@@ -20,6 +20,7 @@ from .speed_common import (
     CpuMonitor,
     cpu_info,
     median,
+    padded_batches,
     rnd,
     simple_sentences,
     usable_cores,
@@ -207,21 +208,13 @@ def synthetic_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
 
 
 def _prepare(nli: Any, pairs: list[tuple[str, str]], batch_size: int, device: str) -> list:
-    """Tokenize exactly as ``NLIModel`` does, sort by length, pad, move to the device."""
-    import numpy as np
+    """The same inputs ``NLIModel.predict`` builds, padded once and moved to the device."""
+    import torch
 
-    tok = nli.tokenizer
-    enc = tok([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
-    lengths = np.array([len(x) for x in enc["input_ids"]])
-    order = np.argsort(-lengths, kind="stable")
-    keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
-    batches = []
-    for start in range(0, len(order), batch_size):
-        sel = order[start : start + batch_size]
-        b = {k: [enc[k][i][: nli.max_length] for i in sel] for k in keys}
-        padded = tok.pad(b, return_tensors="pt")
-        batches.append({k: v.to(device) for k, v in padded.items()})
-    return batches
+    return [
+        {k: torch.from_numpy(v).to(device) for k, v in b.items()}
+        for b in padded_batches(nli, pairs, batch_size)
+    ]
 
 
 def _sync(device: str) -> None:
