@@ -35,16 +35,33 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --backend onnx: the fp32 graph (same verdicts as torch) instead of int8",
     )
-    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="NLI pairs per forward pass (default 32; 1 with the int8 ONNX graph)",
+    )
     p.add_argument("--granularity", default="sentence", choices=["sentence", "clause"])
     p.add_argument("--entail-threshold", type=float, default=None)
     p.add_argument("--contradict-threshold", type=float, default=None)
     p.add_argument(
+        "--prefilter",
+        default=None,
+        choices=["lexical", "embedding"],
+        help="score each claim only against its likely chunks: 'lexical' (shared content "
+        "words, no model; for CPU guardrails) or 'embedding' (bi-encoder); default: all chunks",
+    )
+    p.add_argument(
         "--prefilter-top-k",
         type=int,
-        default=None,
-        help="score each claim only against its top-k chunks by embedding similarity "
-        "(plus chunks sharing a number or name with it); default: all chunks",
+        default=3,
+        help="with --prefilter: sentences kept per claim, besides those sharing a number "
+        "or a name with it (default 3)",
+    )
+    p.add_argument(
+        "--early-exit",
+        action="store_true",
+        help="stop scoring a claim once one chunk supports it (same verdicts, less work)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="no summary table on stderr")

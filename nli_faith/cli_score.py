@@ -77,7 +77,9 @@ def run_score(args: argparse.Namespace) -> int:
         onnx_quantize=not args.onnx_fp32,
         batch_size=args.batch_size,
         granularity=args.granularity,
+        prefilter=args.prefilter,
         prefilter_top_k=args.prefilter_top_k,
+        early_exit=args.early_exit,
         **options,
     )
     results: list[FaithfulnessResult] = []

@@ -66,9 +66,13 @@ E_CONTEXT_ITEM = "field '{field}' item {index} must be a string, got {type_name}
 E_NOT_OBJECT = "the record is not a JSON object (got {type_name})."
 E_BAD_JSON = "the line is not valid JSON: {error}."
 E_THRESHOLD = "{name} must be in [0, 1], got {value!r}."
+E_BATCH_SIZE = "batch_size must be at least 1, got {batch_size!r}."
+E_DTYPE = "dtype must be one of {allowed} or None, got {dtype!r}."
 E_BACKEND = "backend must be 'torch' or 'onnx', got {backend!r}."
 E_DATA_FIELD = "{path}:{line}: field '{field}' is missing or not a string."
 E_DATA_LABEL = "{path}:{line}: unknown label {label!r}; expected one of {allowed}."
+E_PREFILTER = "prefilter must be one of {allowed} or None, got {prefilter!r}."
+E_PREFILTER_TOP_K = "prefilter top_k must be at least 1, got {top_k}."
 E_GRANULARITY = "granularity must be one of {allowed}, got {granularity!r}."
 
 

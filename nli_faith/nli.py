@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import E_BACKEND, E_MODEL_NOT_FOUND, ModelLoadError
+from .errors import E_BACKEND, E_BATCH_SIZE, E_DTYPE, E_MODEL_NOT_FOUND, ModelLoadError
 from .labels import LabelMap
 from .registry import resolve_model
 
@@ -22,6 +23,12 @@ if TYPE_CHECKING:  # pragma: no cover
     import torch
 
 logger = logging.getLogger(__name__)
+
+#: Pairs per forward pass, except for the int8 ONNX graph (see ``NLIModel``).
+DEFAULT_BATCH_SIZE = 32
+_DTYPES = ("float32", "bfloat16", "float16")
+#: Distinct texts whose tokenization ``NLIModel`` keeps (the cache is emptied when full).
+_TOKEN_CACHE_SIZE = 50_000
 
 
 def _default_device() -> str:
@@ -55,7 +62,10 @@ class NLIModel:
             the fp32 graph (exported once into the cache; matches torch).
         label_map: override of the output indices, e.g. ``{"entailment": 0, "contradiction": 2}``.
         max_length: token limit of one pair; default: the registry's or tokenizer's.
-        batch_size: pairs per forward pass.
+        batch_size: pairs per forward pass; default 32, or 1 for the int8 ONNX graph:
+            dynamic int8 quantization scales activations over the whole batch (padding
+            included), so a pair's probabilities would shift with its batch mates. One
+            pair per run keeps them fixed, and measured no slower on a CPU.
         dtype: ``"float32"``, ``"float16"`` or ``"bfloat16"``; default: bf16 (or fp16)
             on CUDA, fp32 on CPU.
 
@@ -74,7 +84,7 @@ class NLIModel:
         backend: str = "torch",
         label_map: Mapping[str, int] | None = None,
         max_length: int | None = None,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         dtype: str | None = None,
         onnx_quantize: bool = True,
     ) -> None:
@@ -84,6 +94,10 @@ class NLIModel:
         self.name = spec.name
         self.path = spec.path
         self.backend = backend
+        if batch_size is None:
+            batch_size = 1 if backend == "onnx" and onnx_quantize else DEFAULT_BATCH_SIZE
+        if batch_size < 1:
+            raise ValueError(E_BATCH_SIZE.format(batch_size=batch_size))
         self.batch_size = batch_size
         from transformers import AutoConfig, AutoTokenizer
         from transformers.utils import logging as hf_logging
@@ -105,6 +119,11 @@ class NLIModel:
             LabelMap.from_mapping(label_map, num_labels=config.num_labels)
             if label_map is not None
             else LabelMap.from_id2label(config.id2label, model=spec.name)
+        )
+        self._token_cache: dict[str, list[int]] = {}
+        self._template = _PairTemplate.of(self.tokenizer)
+        self._uses_token_types = "token_type_ids" in getattr(
+            self.tokenizer, "model_input_names", ["token_type_ids"]
         )
         limit = max_length or spec.max_length or getattr(self.tokenizer, "model_max_length", 512)
         self.max_length = int(min(limit, 4096))
@@ -131,8 +150,60 @@ class NLIModel:
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Token counts without special tokens, for sizing chunks."""
+        ids = self._text_ids(texts)
+        if ids is not None:
+            return [len(x) for x in ids]
         enc = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
-        return [len(ids) for ids in enc]
+        return [len(x) for x in enc]
+
+    def _text_ids(self, texts: Sequence[str]) -> list[list[int]] | None:
+        """Token ids (no special tokens) of ``texts``, from a bounded cache.
+
+        A chunk is paired with every claim, and sized before that: each distinct text is
+        tokenized once. ``None`` when the tokenizer is not a fast (Rust) one.
+        """
+        if self._template is None:
+            return None
+        backend = self.tokenizer._tokenizer
+        cache = self._token_cache
+        new = [t for t in dict.fromkeys(texts) if t not in cache]
+        if new:
+            if len(cache) + len(new) > _TOKEN_CACHE_SIZE:
+                cache.clear()
+            backend.no_truncation()
+            backend.no_padding()
+            # encode_batch_fast (tokenizers >= 0.20) skips the offsets: ~2x faster here
+            encode = getattr(backend, "encode_batch_fast", backend.encode_batch)
+            cache.update((t, e.ids) for t, e in zip(new, encode(new, add_special_tokens=False)))
+        return [cache[t] for t in texts]
+
+    def _encode_pairs(self, pairs: Sequence[tuple[str, str]]) -> tuple[list, list | None]:
+        """Input ids (and token type ids) of each pair, with the model's special tokens."""
+        premises = self._text_ids([p for p, _ in pairs])
+        if premises is None:
+            enc = self.tokenizer(
+                [p for p, _ in pairs],
+                [h for _, h in pairs],
+                truncation=False,
+                add_special_tokens=True,
+            )
+            return enc["input_ids"], enc.get("token_type_ids")
+        hypotheses = self._text_ids([h for _, h in pairs])
+        t = self._template
+        ids = [[*t.prefix, *a, *t.middle, *b, *t.suffix] for a, b in zip(premises, hypotheses)]
+        types = None
+        if self._uses_token_types:
+            types = [
+                [
+                    *t.prefix_types,
+                    *[t.a_type] * len(a),
+                    *t.middle_types,
+                    *[t.b_type] * len(b),
+                    *t.suffix_types,
+                ]  # fmt: skip
+                for a, b in zip(premises, hypotheses)
+            ]
+        return ids, types
 
     @property
     def num_special_tokens(self) -> int:
@@ -164,13 +235,10 @@ class NLIModel:
     def _predict_unique(
         self, pairs: list[tuple[str, str]], batch_size: int, show_progress_bar: bool
     ) -> np.ndarray:
-        # One tokenizer call for all pairs (fast), then length-sorted batches padded
-        # with numpy; measured faster than tokenizing batch by batch.
-        enc = self.tokenizer(
-            [p for p, _ in pairs], [h for _, h in pairs], truncation=False, add_special_tokens=True
-        )
-        ids = enc["input_ids"]
-        types = enc.get("token_type_ids")
+        # Each distinct premise and hypothesis is tokenized once (cached), the pairs are
+        # assembled by the tokenizer's own post-processor, and length-sorted batches are
+        # padded with numpy: measured 2x faster than tokenizing every pair.
+        ids, types = self._encode_pairs(pairs)
         lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         too_long = np.flatnonzero(lengths > self.max_length)
         if len(too_long):
@@ -255,7 +323,71 @@ def _pick_dtype(dtype: str | None, device: str):
     import torch
 
     if dtype is not None:
+        if dtype not in _DTYPES:
+            raise ValueError(E_DTYPE.format(allowed=", ".join(map(repr, _DTYPES)), dtype=dtype))
         return getattr(torch, dtype)
     if device.startswith("cuda"):
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.float32
+
+
+@dataclass(frozen=True)
+class _PairTemplate:
+    """Where a fast tokenizer puts its special tokens around a (premise, hypothesis) pair.
+
+    With it, a pair's ids are assembled from the two texts' cached ids, exactly as the
+    tokenizer's post-processor would (``[CLS] a [SEP] b [SEP]``, ``<s> a </s></s> b </s>``).
+    """
+
+    prefix: tuple[int, ...]
+    middle: tuple[int, ...]
+    suffix: tuple[int, ...]
+    prefix_types: tuple[int, ...]
+    middle_types: tuple[int, ...]
+    suffix_types: tuple[int, ...]
+    a_type: int
+    b_type: int
+
+    @classmethod
+    def of(cls, tokenizer) -> _PairTemplate | None:
+        """The template of ``tokenizer``, or ``None`` if it has no Rust post-processor or
+        does not follow a fixed template (then pairs are tokenized the ordinary way)."""
+        backend = getattr(tokenizer, "_tokenizer", None)
+        process = getattr(getattr(backend, "post_processor", None), "process", None)
+        if process is None:
+            return None
+        try:
+            a = backend.encode("premise", add_special_tokens=False)
+            b = backend.encode("hypothesis", add_special_tokens=False)
+            m = process(a, b, True)
+        except Exception:  # noqa: BLE001 - any failure: use the tokenizer as is
+            return None
+        ids, types, la, lb = m.ids, m.type_ids, len(a.ids), len(b.ids)
+        for i in range(len(ids) - la + 1):
+            if ids[i : i + la] != a.ids:
+                continue
+            for j in range(i + la, len(ids) - lb + 1):
+                if ids[j : j + lb] == b.ids:
+                    t = cls(
+                        tuple(ids[:i]),
+                        tuple(ids[i + la : j]),
+                        tuple(ids[j + lb :]),
+                        tuple(types[:i]),
+                        tuple(types[i + la : j]),
+                        tuple(types[j + lb :]),
+                        types[i],
+                        types[j],
+                    )
+                    return t if t._check(backend, process) else None
+        return None
+
+    def _check(self, backend, process) -> bool:
+        a = backend.encode("The cat sat, said O'Neil.", add_special_tokens=False)
+        b = backend.encode("A cat, 42 times.", add_special_tokens=False)
+        m = process(a, b, True)
+        ids = [*self.prefix, *a.ids, *self.middle, *b.ids, *self.suffix]
+        types = [
+            *self.prefix_types, *[self.a_type] * len(a.ids), *self.middle_types,
+            *[self.b_type] * len(b.ids), *self.suffix_types,
+        ]  # fmt: skip
+        return m.ids == ids and m.type_ids == types

@@ -16,9 +16,11 @@ import numpy as np
 
 from .chunking import Chunk, chunk_documents, sentence_members
 from .claims import Claim, ClaimSplitter
+from .early_exit import first_candidates, settled_claims
 from .errors import NliFaithError
 from .lexical import overlap_mask
 from .numerals import number_support_mask
+from .prefilter import coverage_similarity, make_prefilter
 from .records import Record, as_context, parse_record
 from .results import ClaimVerdict, Evidence, FaithfulnessResult
 from .scores import compute_scores, explain
@@ -59,7 +61,11 @@ class FaithfulnessScorer:
         backend: ``"torch"``, or ``"onnx"`` for ONNX Runtime on the CPU.
         onnx_quantize: with ``backend="onnx"``, the int8 graph (default, fastest) or, if
             False, the fp32 graph (same verdicts as torch).
-        batch_size: NLI pairs per forward pass.
+        dtype: torch weights: ``"float32"``, ``"bfloat16"`` or ``"float16"``; default bf16
+            (or fp16) on CUDA and fp32 on CPU. ``"bfloat16"`` pays on CPUs with native bf16
+            (AVX512-BF16, AMX): measured 2.5x faster than fp32 with 99.5% equal verdicts.
+        batch_size: NLI pairs per forward pass; default 32, or 1 with the int8 ONNX graph
+            (whose outputs would otherwise depend on the batch; see ``NLIModel``).
         granularity: ``"sentence"`` (rule-based, default) or ``"clause"`` (needs a spaCy parser).
         spacy_model: spaCy pipeline for ``granularity="clause"``.
         entail_threshold: a claim is ``yes`` when its best entailment reaches this.
@@ -76,9 +82,18 @@ class FaithfulnessScorer:
         contradiction_overlap: a chunk can contradict a claim only if it holds at least this
             share of the claim's content words (default 0.3; 0 turns the check off), so that
             a heading or an unrelated sentence cannot turn "not found" into "contradicted".
-        prefilter_top_k: if set, each claim is scored only against its ``k`` most similar
-            chunks (bi-encoder) plus every chunk sharing a number or a name with it.
-        prefilter_model: sentence-transformers model for the pre-filter.
+        prefilter: score each claim only against its likely chunks: ``None`` (default,
+            every chunk), ``"lexical"`` (the ``prefilter_top_k`` sentences sharing most of
+            its content words, with their windows, every chunk sharing a number or a name
+            with it, and every chunk allowed to contradict it; no model, well under 1 ms)
+            or ``"embedding"`` (top sentences by a sentence-transformers bi-encoder).
+        prefilter_top_k: sentences kept per claim by the pre-filter (default 3).
+        prefilter_model: sentence-transformers model for ``prefilter="embedding"``.
+        early_exit: score each claim against its most promising sentence first, and its
+            other chunks only if that sentence does not support it (default False). The
+            verdicts are those of scoring every pair; a supported claim's ``p_entail``
+            (and so the soft score) and evidence may come from a lesser chunk, and its
+            matrix cannot be re-aggregated with a higher ``entail_threshold``.
 
     Example:
         >>> scorer = FaithfulnessScorer(device="cpu")
@@ -95,7 +110,8 @@ class FaithfulnessScorer:
         device: str | None = None,
         backend: str = "torch",
         onnx_quantize: bool = True,
-        batch_size: int = 32,
+        dtype: str | None = None,
+        batch_size: int | None = None,
         granularity: str = "sentence",
         spacy_model: str | None = None,
         entail_threshold: float = DEFAULT_ENTAIL_THRESHOLD,
@@ -107,8 +123,10 @@ class FaithfulnessScorer:
         sentence_chunks: bool = True,
         number_check: bool = True,
         contradiction_overlap: float = DEFAULT_CONTRADICTION_OVERLAP,
-        prefilter_top_k: int | None = None,
+        prefilter: str | None = None,
+        prefilter_top_k: int = 3,
         prefilter_model: str | None = None,
+        early_exit: bool = False,
     ) -> None:
         from .nli import NLIModel
 
@@ -120,6 +138,7 @@ class FaithfulnessScorer:
             device=device,
             backend=backend,
             onnx_quantize=onnx_quantize,
+            dtype=dtype,
             label_map=label_map,
             max_length=max_length,
             batch_size=batch_size,
@@ -129,11 +148,13 @@ class FaithfulnessScorer:
         self.sentence_chunks = sentence_chunks
         self.number_check = number_check
         self.contradiction_overlap = check_threshold("contradiction_overlap", contradiction_overlap)
-        self.prefilter = None
-        if prefilter_top_k is not None:
-            from .prefilter import ChunkPrefilter
-
-            self.prefilter = ChunkPrefilter(top_k=prefilter_top_k, model=prefilter_model)
+        self.prefilter = make_prefilter(
+            prefilter,
+            top_k=prefilter_top_k,
+            model=prefilter_model,
+            keep_overlap=self.contradiction_overlap,
+        )
+        self.early_exit = early_exit
 
     # -- the expensive part ---------------------------------------------------
 
@@ -172,20 +193,66 @@ class FaithfulnessScorer:
             mask = np.ones((len(claims), len(chunks)), dtype=bool)
         return claims, chunks, mask
 
-    def _fill(self, plans: list[tuple[list, list, np.ndarray]], show_progress_bar: bool):
+    def _run(self, plans, masks: list[np.ndarray], probs: list[np.ndarray], progress: bool) -> None:
+        """Score the pairs in ``masks`` (one per plan) into ``probs``, in one model pass."""
         pairs: list[tuple[str, str]] = []
-        for claims, chunks, mask in plans:
+        for (claims, chunks, _), mask in zip(plans, masks):
             for i, j in zip(*np.nonzero(mask)):
                 pairs.append((chunks[j].text, claims[i].text))
-        flat = self.nli.predict(pairs, show_progress_bar=show_progress_bar)
-        out, pos = [], 0
-        for claims, chunks, mask in plans:
-            probs = np.zeros((len(claims), len(chunks), 3), dtype=np.float32)
+        if not pairs:
+            return
+        flat = self.nli.predict(pairs, show_progress_bar=progress)
+        pos = 0
+        for mask, p in zip(masks, probs):
             n = int(mask.sum())
-            probs[mask] = flat[pos : pos + n]
+            p[mask] = flat[pos : pos + n]
             pos += n
-            out.append(NLIMatrix(claims, chunks, probs, mask))
-        return out
+
+    def _first_round(
+        self, plans, probs: list[np.ndarray], progress: bool
+    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Early exit: score each claim's most promising sentence.
+
+        Returns the pairs scored and the pairs still to score (those of unsettled claims).
+        """
+        firsts = []
+        for claims, chunks, mask in plans:
+            if not claims or not chunks:
+                firsts.append(np.zeros_like(mask))
+                continue
+            texts = [c.text for c in chunks]
+            members = sentence_members(chunks)
+            sentences = np.array([m == [j] for j, m in enumerate(members)])
+            sim = coverage_similarity([c.text for c in claims], texts)
+            firsts.append(first_candidates(sim, mask, sentences))
+        self._run(plans, firsts, probs, progress)
+        todo = []
+        for (claims, chunks, mask), first, p in zip(plans, firsts, probs):
+            rest = mask & ~first
+            if first.any():
+                support = (
+                    number_support_mask([c.text for c in claims], [c.text for c in chunks])
+                    if self.number_check
+                    else None
+                )
+                done = settled_claims(
+                    p, first, entail_threshold=self.entail_threshold, support_mask=support
+                )
+                rest[done] = False
+            todo.append(rest)
+        return firsts, todo
+
+    def _fill(self, plans: list[tuple[list, list, np.ndarray]], show_progress_bar: bool):
+        probs = [np.zeros((len(c), len(k), 3), dtype=np.float32) for c, k, _ in plans]
+        todo = [mask for _, _, mask in plans]
+        firsts = [np.zeros_like(mask) for mask in todo]
+        if self.early_exit:
+            firsts, todo = self._first_round(plans, probs, show_progress_bar)
+        self._run(plans, todo, probs, show_progress_bar)
+        return [
+            NLIMatrix(claims, chunks, p, first | rest)
+            for (claims, chunks, _), first, rest, p in zip(plans, firsts, todo, probs)
+        ]
 
     def matrix(self, response: str, context: str | Sequence[str]) -> NLIMatrix:
         """Build the claims x chunks x labels NLI matrix for one response."""

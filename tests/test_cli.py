@@ -2,6 +2,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO, write_jsonl
 
 
@@ -69,3 +70,25 @@ def test_score_from_stdin_exit_zero(tiny_model_dir):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["n_claims"] == 1 and set(out) >= {"lenient", "strict", "soft", "reason", "claims"}
+
+
+def test_guardrail_options_on_the_bundled_model():
+    """--backend onnx --prefilter lexical --early-exit: the CPU guardrail set-up."""
+    pytest.importorskip("onnxruntime")
+    rec = {
+        "response": "The warranty lasts thirty-six months. Returns are free.",
+        "context": [
+            "The warranty lasts twenty-four months. It covers parts and labour.",
+            "Returns cost nothing within 30 days. Refunds take a week.",
+            "Our office is in Leeds. It opens at nine.",
+        ],
+    }
+    proc = run_cli(
+        "score", "-", "--backend", "onnx", "--prefilter", "lexical", "--prefilter-top-k", "1",
+        "--early-exit", "--quiet", stdin=json.dumps(rec) + "\n",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [c["verdict"] for c in out["claims"]] == ["no", "yes"]
+    bad = run_cli("score", "-", "--prefilter", "bm25", stdin="")
+    assert bad.returncode == 2 and "invalid choice: 'bm25'" in bad.stderr

@@ -90,3 +90,45 @@ def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path, monkeypatch):
     onnx = NLIModel(str(tiny_model_dir), backend="onnx", onnx_quantize=False).predict(pairs)
     np.testing.assert_allclose(onnx, ref, atol=1e-4)
     assert list((tmp_path / "onnx").glob("*.onnx"))  # exported once into the cache
+
+
+def test_batch_size_default_and_validation(tiny_model_dir):
+    from nli_faith.nli import NLIModel
+
+    assert NLIModel(str(tiny_model_dir), device="cpu").batch_size == 32
+    with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
+        NLIModel(str(tiny_model_dir), device="cpu", batch_size=0)
+    with pytest.raises(ValueError, match="dtype must be one of 'float32'.*got 'int4'"):
+        NLIModel(str(tiny_model_dir), device="cpu", dtype="int4")
+    bf16 = NLIModel(str(tiny_model_dir), device="cpu", dtype="bfloat16")
+    probs = bf16.predict([("A cat sat.", "An animal sat.")])
+    assert probs.shape == (1, 3) and abs(float(probs.sum()) - 1) < 1e-3
+
+
+def test_int8_onnx_runs_one_pair_at_a_time_so_batch_mates_do_not_matter():
+    pytest.importorskip("onnxruntime")
+    from nli_faith.nli import NLIModel
+
+    nli = NLIModel("default", backend="onnx")
+    assert nli.batch_size == 1
+    pair = ("The warranty lasts 24 months.", "The warranty lasts two years.")
+    others = [("A much longer premise " * 20, "Something else entirely."), ("Short.", "Tiny.")]
+    alone = nli.predict([pair])
+    np.testing.assert_array_equal(nli.predict([pair, *others])[0], alone[0])
+
+
+def test_pairs_are_assembled_exactly_as_the_tokenizer_would(tiny_model_dir):
+    from nli_faith.nli import NLIModel
+
+    nli = NLIModel(str(tiny_model_dir), device="cpu")
+    pairs = [
+        ("Café prices rose 5% in Zürich, said Mr. O'Neil.", "Prices fell."),
+        ("Café prices rose 5% in Zürich, said Mr. O'Neil.", "Coffee got dearer."),
+        ("  Spaces\tand\nnewlines  ", "x"),
+    ]
+    ids, types = nli._encode_pairs(pairs)
+    ref = nli.tokenizer([p for p, _ in pairs], [h for _, h in pairs])
+    assert ids == ref["input_ids"] and types == ref["token_type_ids"]
+    plain = nli.tokenizer(["Prices fell.", "Zürich café"], add_special_tokens=False)
+    assert nli.count_tokens(["Prices fell.", "Zürich café"]) == [len(x) for x in plain["input_ids"]]
+    assert len(nli._token_cache) == 6  # each distinct text tokenized once
