@@ -818,6 +818,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--agreement-per-set", type=int, default=100, help="section 5 agreement sample size"
     )
     p.add_argument(
+        "--update",
+        default=None,
+        metavar="WHY",
+        help="re-measure only --sections and replace them in OUT_DIR/speed.json, noting WHY",
+    )
+    p.add_argument(
         "--wait-quiet",
         type=float,
         default=0.0,
@@ -890,6 +896,21 @@ def main(argv: list[str] | None = None) -> int:
     report["loadavg_end"] = loadavg()
     report["finished"] = dt.datetime.now().astimezone().isoformat(timespec="seconds")
     out_dir = Path(args.out_dir)
+    if args.update:
+        old = json.loads((out_dir / "speed.json").read_text())
+        old["sections"].update(report["sections"])
+        old.setdefault("updates", []).append(
+            {
+                "command": report["command"],
+                "sections": list(report["sections"]),
+                "started": report["started"],
+                "finished": report["finished"],
+                "code": report["machine"].get("git"),
+                "load_before": report["load_before"],
+                "why": args.update,
+            }
+        )
+        report = old
     write_json(out_dir / "speed.json", report)
     from .speed_report import render
 

@@ -153,6 +153,12 @@ def render(rep: dict[str, Any]) -> str:
         "Every comparison below is measured in this run; ratios compare interleaved "
         "measurements.\n"
     )
+    for u in rep.get("updates", []):
+        out.append(
+            f"Sections {', '.join(u['sections'])} re-measured later by `{u['command']}` "
+            f"({u['started']} to {u['finished']}, commit {(u.get('code') or {}).get('head')}), "
+            f"because: {u['why']}\n"
+        )
     out.append("## Machine\n")
     out.append(
         _table(

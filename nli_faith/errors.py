@@ -68,6 +68,11 @@ E_BAD_JSON = "the line is not valid JSON: {error}."
 E_THRESHOLD = "{name} must be in [0, 1], got {value!r}."
 E_BATCH_SIZE = "batch_size must be at least 1, got {batch_size!r}."
 E_DTYPE = "dtype must be one of {allowed} or None, got {dtype!r}."
+E_EARLY_EXIT_THRESHOLD = (
+    "this matrix was built with early_exit=True, which stopped scoring a claim once a chunk "
+    "reached entail_threshold={settled}; re-aggregating with {requested} needs the pairs it "
+    "skipped. Build the matrix with early_exit=False to try higher thresholds."
+)
 E_BACKEND = "backend must be 'torch' or 'onnx', got {backend!r}."
 E_DATA_FIELD = "{path}:{line}: field '{field}' is missing or not a string."
 E_DATA_LABEL = "{path}:{line}: unknown label {label!r}; expected one of {allowed}."

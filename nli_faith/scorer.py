@@ -17,7 +17,7 @@ import numpy as np
 from .chunking import Chunk, chunk_documents, sentence_members
 from .claims import Claim, ClaimSplitter
 from .early_exit import first_candidates, settled_claims
-from .errors import NliFaithError
+from .errors import E_EARLY_EXIT_THRESHOLD, NliFaithError
 from .lexical import overlap_mask
 from .numerals import number_support_mask
 from .prefilter import coverage_similarity, make_prefilter
@@ -50,6 +50,9 @@ class NLIMatrix:
     chunks: list[Chunk]
     probs: np.ndarray  # (claims, chunks, 3)
     mask: np.ndarray  # (claims, chunks) bool: pairs that were scored
+    #: With early exit, the entailment threshold that settled claims: verdicts re-derived
+    #: with a higher one would be wrong (the skipped pairs were never scored).
+    settled_at: float | None = None
 
 
 class FaithfulnessScorer:
@@ -249,8 +252,9 @@ class FaithfulnessScorer:
         if self.early_exit:
             firsts, todo = self._first_round(plans, probs, show_progress_bar)
         self._run(plans, todo, probs, show_progress_bar)
+        settled_at = self.entail_threshold if self.early_exit else None
         return [
-            NLIMatrix(claims, chunks, p, first | rest)
+            NLIMatrix(claims, chunks, p, first | rest, settled_at)
             for (claims, chunks, _), first, rest, p in zip(plans, firsts, todo, probs)
         ]
 
@@ -268,6 +272,11 @@ class FaithfulnessScorer:
         contradict_threshold: float | None = None,
     ) -> FaithfulnessResult:
         """Verdicts, scores and reason from a matrix; thresholds default to the scorer's."""
+        entail_threshold = self.entail_threshold if entail_threshold is None else entail_threshold
+        if m.settled_at is not None and entail_threshold > m.settled_at:
+            raise ValueError(
+                E_EARLY_EXIT_THRESHOLD.format(requested=entail_threshold, settled=m.settled_at)
+            )
         support = contra = None
         if m.claims and m.chunks:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
@@ -280,9 +289,7 @@ class FaithfulnessScorer:
             mask=m.mask,
             support_mask=support,
             contradict_mask=contra,
-            entail_threshold=self.entail_threshold
-            if entail_threshold is None
-            else entail_threshold,
+            entail_threshold=entail_threshold,
             contradict_threshold=(
                 self.contradict_threshold if contradict_threshold is None else contradict_threshold
             ),

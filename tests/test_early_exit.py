@@ -70,3 +70,14 @@ def test_early_exit_gives_the_verdicts_of_scoring_every_pair(prefilter):
                 assert c.p_entail == pytest.approx(r_full.claims[i].p_entail, abs=1e-4)
     yes = [c.verdict for c in full.score(**RECORDS[0]).claims]
     assert "yes" in yes and yes.count("yes") < len(yes)  # the record tests both paths
+
+
+def test_an_early_exit_matrix_refuses_a_higher_entail_threshold():
+    from nli_faith.scorer import FaithfulnessScorer
+
+    fast = FaithfulnessScorer(device="cpu", early_exit=True)
+    m = fast.matrix(**RECORDS[1])
+    assert m.settled_at == fast.entail_threshold
+    assert fast.aggregate(m, entail_threshold=0.3).n_claims == 2  # lower: still exact
+    with pytest.raises(ValueError, match="built with early_exit=True"):
+        fast.aggregate(m, entail_threshold=0.9)
