@@ -169,6 +169,8 @@ def section_overhead(b: Bench) -> dict[str, Any]:
         sc = b.scorer(**kw)
         nli = sc.nli
         kind = kw["backend"]
+        if kind == "torch":  # the default dtype depends on the CPU
+            backend = f"torch {str(nli.torch_model.dtype).replace('torch.', '')}"
         pairs, n_all = _unique_pairs(sc, records)
         batches = _bare_batches(nli, pairs, nli.batch_size, kind)
         log(f"  s1 {backend}: {len(pairs)} unique pairs ({n_all} with duplicates)")
@@ -247,10 +249,10 @@ def section_naive(b: Bench) -> dict[str, Any]:
     sc_o = None if b.args.no_onnx else b.scorer(backend="onnx")
     if sc_o is not None:
         sc_o.score_batch(records[:3])
-    sc_bf = b.scorer(backend="torch", dtype="bfloat16")
-    sc_bf.score_batch(records[:3])
+    sc_fp = b.scorer(backend="torch", dtype="float32")
+    sc_fp.score_batch(records[:3])
     t_naive, t_sb, t_sbo, speedups, speedups_o = [], [], [], [], []
-    t_bf, speedups_bf = [], []
+    t_fp, speedups_fp = [], []
     mon = CpuMonitor()
     outs = None
     for r in range(rounds):
@@ -263,9 +265,9 @@ def section_naive(b: Bench) -> dict[str, Any]:
             to, _ = timed(lambda: sc_o.score_batch(records))
             t_sbo.append(to)
             speedups_o.append((len(pairs) / to) / (len(sub) / tn))
-        tbf, _ = timed(lambda: sc_bf.score_batch(records))
-        t_bf.append(tbf)
-        speedups_bf.append((len(pairs) / tbf) / (len(sub) / tn))
+        tfp, _ = timed(lambda: sc_fp.score_batch(records))
+        t_fp.append(tfp)
+        speedups_fp.append((len(pairs) / tfp) / (len(sub) / tn))
         log(f"  s2 round {r}: naive {len(sub)} pairs {tn:.2f}s, score_batch {ts:.2f}s")
     # same model, same pairs: check the probabilities agree
     want = sc.nli.predict(sub)
@@ -294,8 +296,9 @@ def section_naive(b: Bench) -> dict[str, Any]:
         "speedup_per_round": [rnd(x, 2) for x in speedups],
         "onnx_score_batch_pairs_per_s": rnd(len(pairs) / median(t_sbo), 1) if t_sbo else None,
         "onnx_speedup": rnd(median(speedups_o), 2) if speedups_o else None,
-        "bf16_score_batch_pairs_per_s": rnd(len(pairs) / median(t_bf), 1),
-        "bf16_speedup": rnd(median(speedups_bf), 2),
+        "fp32_score_batch_pairs_per_s": rnd(len(pairs) / median(t_fp), 1),
+        "fp32_speedup": rnd(median(speedups_fp), 2),
+        "torch_default_dtype": str(sc.nli.torch_model.dtype).replace("torch.", ""),
         "max_abs_prob_diff_naive_vs_predict": float(f"{np.abs(got - want).max():.2e}"),
         "naive_default_dtype": {
             "dtype": str(pipe_auto.model.dtype),
@@ -639,7 +642,7 @@ def section_long(b: Bench) -> dict[str, Any]:
 
 
 def section_backends(b: Bench) -> dict[str, Any]:
-    full_t = _sample_results(b, "torch full", backend="torch")
+    full_t = _sample_results(b, "torch fp32 full", backend="torch", dtype="float32")
     out: dict[str, Any] = {
         "sample": "the section 5 sample",
         "reference": "torch float32, full scan",
@@ -724,7 +727,7 @@ def _host_prep(b: Bench) -> dict[str, Any]:
 
     records = spaced_sample(b.data_dir, 3 if b.quick else 40)
     pairs, _ = _unique_pairs(b.scorer(backend="torch"), records)
-    nli = NLIModel("default", device="cpu")
+    nli = NLIModel("default", device="cpu", dtype="float32")
     nli._forward = lambda padded: np.zeros((padded["input_ids"].shape[0], 3), np.float32)
     batch = 256
 

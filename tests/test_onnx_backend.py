@@ -201,7 +201,9 @@ def test_nli_model_onnx_backend(model_dir, cache_dir, monkeypatch) -> None:
 
     monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
     onnx_model = NLIModel(str(model_dir), backend="onnx", batch_size=4)
-    torch_model = NLIModel(str(model_dir), backend="torch", device="cpu", batch_size=4)
+    torch_model = NLIModel(
+        str(model_dir), backend="torch", device="cpu", batch_size=4, dtype="float32"
+    )
     probs = onnx_model.predict(PAIRS)
     want = torch_model.predict(PAIRS)
     assert probs.shape == (len(PAIRS), 3)

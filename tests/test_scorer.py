@@ -86,7 +86,7 @@ def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path, monkeypatch):
 
     monkeypatch.setenv("NLI_FAITH_CACHE", str(tmp_path))
     pairs = [("The tower is in Paris.", "It is in France."), ("A b c d e f g.", "Nothing.")]
-    ref = NLIModel(str(tiny_model_dir), device="cpu").predict(pairs)
+    ref = NLIModel(str(tiny_model_dir), device="cpu", dtype="float32").predict(pairs)
     onnx = NLIModel(str(tiny_model_dir), backend="onnx", onnx_quantize=False).predict(pairs)
     np.testing.assert_allclose(onnx, ref, atol=1e-4)
     assert list((tmp_path / "onnx").glob("*.onnx"))  # exported once into the cache
@@ -132,3 +132,16 @@ def test_pairs_are_assembled_exactly_as_the_tokenizer_would(tiny_model_dir):
     plain = nli.tokenizer(["Prices fell.", "Zürich café"], add_special_tokens=False)
     assert nli.count_tokens(["Prices fell.", "Zürich café"]) == [len(x) for x in plain["input_ids"]]
     assert len(nli._token_cache) == 6  # each distinct text tokenized once
+
+
+def test_cpu_default_dtype_follows_native_bf16(tiny_model_dir, monkeypatch):
+    import torch
+
+    from nli_faith import nli as nli_mod
+
+    monkeypatch.setattr(nli_mod, "cpu_has_native_bf16", lambda: True)
+    assert nli_mod.NLIModel(str(tiny_model_dir), device="cpu").torch_model.dtype == torch.bfloat16
+    monkeypatch.setattr(nli_mod, "cpu_has_native_bf16", lambda: False)
+    assert nli_mod.NLIModel(str(tiny_model_dir), device="cpu").torch_model.dtype == torch.float32
+    fp32 = nli_mod.NLIModel(str(tiny_model_dir), device="cpu", dtype="float32")
+    assert fp32.torch_model.dtype == torch.float32
