@@ -10,9 +10,13 @@ Sections (``--sections 1,3,...``):
 2. naive: the same pairs one at a time through ``transformers.pipeline`` vs ``score_batch``.
 3. guardrail latency: p50/p95 of ``scorer.score`` on 200 standard requests, several configs.
 4. claim splitting: sentences/s per core, rule-based and parser (clause) modes.
-5. long context: full scan vs ``prefilter_top_k=3``; pre-filter verdict agreement on a sample.
-6. GPU: figures read from ``--gpu-results`` (written by ``--gpu-only --out-json PATH``).
-7. backend agreement: ONNX int8 vs torch verdicts and probabilities on the same sample.
+5. long context: full scan vs the pre-filters (and early exit); pre-filter verdict agreement
+   on a sample of the visible sets (``benchmarks.prefilter_study``, report half).
+6. GPU: figures read from ``--gpu-results`` (written by ``--gpu-only --out-json PATH``), and
+   the host-side preparation rate that bounds GPU ``predict`` (measured on this CPU).
+7. backend agreement: ONNX int8 / fp32 and torch bf16 vs torch fp32 on the same sample.
+
+``--update WHY`` re-measures only ``--sections`` and replaces them in the existing results.
 
 ``python -m benchmarks.speed --gpu-only --out-json PATH`` runs only the GPU path, which
 imports no spaCy. The machine is shared: every section records the CPU share other

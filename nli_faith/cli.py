@@ -54,9 +54,15 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--prefilter-top-k",
         type=int,
-        default=3,
+        default=None,
         help="with --prefilter: sentences kept per claim, besides those sharing a number "
-        "or a name with it (default 3)",
+        "or a name with it (default 3; 2 with --guardrail)",
+    )
+    p.add_argument(
+        "--guardrail",
+        action="store_true",
+        help="CPU latency set-up: --backend onnx --prefilter lexical --prefilter-top-k 2 "
+        "--early-exit (explicit --prefilter/--prefilter-top-k still apply)",
     )
     p.add_argument(
         "--early-exit",

@@ -70,16 +70,27 @@ def run_score(args: argparse.Namespace) -> int:
         options["entail_threshold"] = args.entail_threshold
     if args.contradict_threshold is not None:
         options["contradict_threshold"] = args.contradict_threshold
+    setup: dict[str, Any] = {
+        "backend": args.backend,
+        "prefilter": args.prefilter,
+        "prefilter_top_k": args.prefilter_top_k or 3,
+        "early_exit": args.early_exit,
+    }
+    if args.guardrail:
+        from .scorer import GUARDRAIL_OPTIONS
+
+        setup = {**setup, **GUARDRAIL_OPTIONS}
+        if args.prefilter is not None:
+            setup["prefilter"] = args.prefilter
+        if args.prefilter_top_k is not None:
+            setup["prefilter_top_k"] = args.prefilter_top_k
     scorer = FaithfulnessScorer(
         args.model,
         device=args.device,
-        backend=args.backend,
         onnx_quantize=not args.onnx_fp32,
         batch_size=args.batch_size,
         granularity=args.granularity,
-        prefilter=args.prefilter,
-        prefilter_top_k=args.prefilter_top_k,
-        early_exit=args.early_exit,
+        **setup,
         **options,
     )
     results: list[FaithfulnessResult] = []

@@ -90,5 +90,8 @@ def test_guardrail_options_on_the_bundled_model():
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert [c["verdict"] for c in out["claims"]] == ["no", "yes"]
+    preset = run_cli("score", "-", "--guardrail", "--quiet", stdin=json.dumps(rec) + "\n")
+    assert preset.returncode == 0, preset.stderr
+    assert [c["verdict"] for c in json.loads(preset.stdout)["claims"]] == ["no", "yes"]
     bad = run_cli("score", "-", "--prefilter", "bm25", stdin="")
     assert bad.returncode == 2 and "invalid choice: 'bm25'" in bad.stderr

@@ -81,3 +81,17 @@ def test_an_early_exit_matrix_refuses_a_higher_entail_threshold():
     assert fast.aggregate(m, entail_threshold=0.3).n_claims == 2  # lower: still exact
     with pytest.raises(ValueError, match="built with early_exit=True"):
         fast.aggregate(m, entail_threshold=0.9)
+
+
+def test_guardrail_preset_sets_the_fast_options_and_takes_overrides():
+    pytest.importorskip("onnxruntime")
+    from nli_faith.prefilter import LexicalPrefilter
+    from nli_faith.scorer import FaithfulnessScorer
+
+    g = FaithfulnessScorer.guardrail()
+    assert g.nli.backend == "onnx" and g.early_exit
+    assert isinstance(g.prefilter, LexicalPrefilter) and g.prefilter.top_k == 2
+    assert g.prefilter.keep_overlap == g.contradiction_overlap
+    assert FaithfulnessScorer.guardrail(prefilter_top_k=4).prefilter.top_k == 4
+    r = g.score(**RECORDS[1])
+    assert [c.verdict for c in r.claims] == ["yes", "yes"]
