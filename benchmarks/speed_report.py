@@ -61,34 +61,20 @@ def summary(rep: dict[str, Any]) -> str:
             ]
         )
     nv = s.get("naive", {})
-    if "speedup" in nv:
-        rows.append(
-            [
-                f"2 score_batch (torch, default dtype {nv.get('torch_default_dtype', '?')}) "
-                "speed-up over one-pair pipeline (torch fp32)",
-                f"{nv['speedup']}x",
-                f">= {t['naive_speedup']}x",
-                _met(nv["speedup"], t["naive_speedup"]),
-            ]
-        )
-    if nv.get("onnx_speedup") is not None:
-        rows.append(
-            [
-                "2 score_batch (onnx int8) speed-up over one-pair pipeline (torch fp32)",
-                f"{nv['onnx_speedup']}x",
-                f">= {t['naive_speedup']}x",
-                _met(nv["onnx_speedup"], t["naive_speedup"]),
-            ]
-        )
-    if nv.get("fp32_speedup") is not None:
-        rows.append(
-            [
-                "2 score_batch (torch, dtype='float32') speed-up over one-pair pipeline (fp32)",
-                f"{nv['fp32_speedup']}x",
-                f">= {t['naive_speedup']}x",
-                _met(nv["fp32_speedup"], t["naive_speedup"]),
-            ]
-        )
+    for key, way in (
+        ("speedup", f"torch, default dtype {nv.get('torch_default_dtype', '?')}"),
+        ("onnx_speedup", "onnx int8"),
+        ("fp32_speedup", "torch, dtype='float32'"),
+    ):
+        if nv.get(key) is not None:
+            rows.append(
+                [
+                    f"2 score_batch ({way}) speed-up over one-pair pipeline (torch fp32)",
+                    f"{nv[key]}x",
+                    f">= {t['naive_speedup']}x",
+                    _met(nv[key], t["naive_speedup"]),
+                ]
+            )
     for r in s.get("latency", {}).get("rows", []):
         rows.append(
             [
@@ -264,45 +250,27 @@ def render(rep: dict[str, Any]) -> str:
                 f"Naive: {x['naive']}. Workload: {x['workload']}. Subsample: {x['subsample']}. "
                 f"{x['rounds']} interleaved rounds.\n\n"
             )
+            ways = [
+                ("naive pipeline, float32", x["naive_pairs_per_s"], x["naive_ms_per_pair"]),
+                (
+                    f"naive pipeline, default dtype ({x['naive_default_dtype']['dtype']})",
+                    x["naive_default_dtype"]["pairs_per_s"],
+                ),
+                (
+                    f"score_batch (torch, default dtype {x.get('torch_default_dtype', '?')})",
+                    x["score_batch_pairs_per_s"],
+                ),
+                ("score_batch (onnx int8)", x.get("onnx_score_batch_pairs_per_s")),
+                ("score_batch (torch, dtype='float32')", x.get("fp32_score_batch_pairs_per_s")),
+            ]
             out.append(
                 _table(
                     ["way", "pairs/s", "ms/pair"],
                     [
-                        ["naive pipeline, float32", x["naive_pairs_per_s"], x["naive_ms_per_pair"]],
-                        [
-                            f"naive pipeline, default dtype ({x['naive_default_dtype']['dtype']})",
-                            x["naive_default_dtype"]["pairs_per_s"],
-                            round(1000 / x["naive_default_dtype"]["pairs_per_s"], 1),
-                        ],
-                        [
-                            f"score_batch (torch, default dtype "
-                            f"{x.get('torch_default_dtype', '?')})",
-                            x["score_batch_pairs_per_s"],
-                            round(1000 / x["score_batch_pairs_per_s"], 1),
-                        ],
-                    ]
-                    + (
-                        [
-                            [
-                                "score_batch (onnx int8)",
-                                x["onnx_score_batch_pairs_per_s"],
-                                round(1000 / x["onnx_score_batch_pairs_per_s"], 1),
-                            ]
-                        ]
-                        if x.get("onnx_score_batch_pairs_per_s")
-                        else []
-                    )
-                    + (
-                        [
-                            [
-                                "score_batch (torch, dtype='float32')",
-                                x["fp32_score_batch_pairs_per_s"],
-                                round(1000 / x["fp32_score_batch_pairs_per_s"], 1),
-                            ]
-                        ]
-                        if x.get("fp32_score_batch_pairs_per_s")
-                        else []
-                    ),
+                        [w[0], w[1], w[2] if len(w) > 2 else round(1000 / w[1], 1)]
+                        for w in ways
+                        if w[1]
+                    ],
                 )
             )
             out.append(

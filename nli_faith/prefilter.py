@@ -140,6 +140,10 @@ class _Prefilter:
     def similarity(self, claims: Sequence[str], texts: Sequence[str]) -> np.ndarray:
         raise NotImplementedError
 
+    def also_keep(self, claims: Sequence[str], chunks: Sequence[str]) -> np.ndarray | None:
+        """Chunks to keep whatever their rank (besides the number/name anchors)."""
+        return None
+
     def select(
         self,
         claims: Sequence[str],
@@ -158,7 +162,9 @@ class _Prefilter:
         if len(atoms) <= self.top_k:
             return np.ones((len(claims), len(chunks)), dtype=bool)
         sim = self.similarity(claims, [chunks[a] for a in atoms])
-        return select_by_atoms(sim, atoms, members, self.top_k) | anchor_mask(claims, chunks)
+        mask = select_by_atoms(sim, atoms, members, self.top_k) | anchor_mask(claims, chunks)
+        extra = self.also_keep(claims, chunks)
+        return mask if extra is None else mask | extra
 
 
 class LexicalPrefilter(_Prefilter):
@@ -184,17 +190,10 @@ class LexicalPrefilter(_Prefilter):
     def similarity(self, claims: Sequence[str], texts: Sequence[str]) -> np.ndarray:
         return coverage_similarity(claims, texts)
 
-    def select(
-        self,
-        claims: Sequence[str],
-        chunks: Sequence[str],
-        *,
-        members: Sequence[Sequence[int]] | None = None,
-    ) -> np.ndarray:
-        mask = super().select(claims, chunks, members=members)
-        if self.keep_overlap > 0:
-            mask |= overlap_mask(claims, chunks, min_share=self.keep_overlap)
-        return mask
+    def also_keep(self, claims: Sequence[str], chunks: Sequence[str]) -> np.ndarray | None:
+        if self.keep_overlap <= 0:
+            return None
+        return overlap_mask(claims, chunks, min_share=self.keep_overlap)
 
 
 class ChunkPrefilter(_Prefilter):
