@@ -29,11 +29,16 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="-", help="output JSONL file (default: stdout)")
     p.add_argument("--model", default="default", help="registry name, local path or hub id")
     p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: auto)")
-    p.add_argument("--backend", default="torch", choices=["torch", "onnx"])
+    p.add_argument(
+        "--backend",
+        default=None,
+        choices=["torch", "onnx"],
+        help="default torch (onnx with --guardrail)",
+    )
     p.add_argument(
         "--onnx-fp32",
         action="store_true",
-        help="with --backend onnx: the fp32 graph (same verdicts as torch) instead of int8",
+        help="with --backend onnx: the fp32 graph (same verdicts as torch fp32) instead of int8",
     )
     p.add_argument(
         "--batch-size",
@@ -62,7 +67,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         "--guardrail",
         action="store_true",
         help="CPU latency set-up: --backend onnx --prefilter lexical --prefilter-top-k 2 "
-        "--early-exit (explicit --prefilter/--prefilter-top-k still apply)",
+        "--early-exit (options given explicitly still apply)",
     )
     p.add_argument(
         "--early-exit",

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import IO, Any
 
-from .errors import E_BAD_JSON, RecordError
+from .errors import E_BAD_JSON, NliFaithError, RecordError
 from .results import FaithfulnessResult
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
@@ -70,29 +70,31 @@ def run_score(args: argparse.Namespace) -> int:
         options["entail_threshold"] = args.entail_threshold
     if args.contradict_threshold is not None:
         options["contradict_threshold"] = args.contradict_threshold
-    setup: dict[str, Any] = {
+    explicit = {
         "backend": args.backend,
         "prefilter": args.prefilter,
-        "prefilter_top_k": args.prefilter_top_k or 3,
-        "early_exit": args.early_exit,
+        "prefilter_top_k": args.prefilter_top_k,
+        "early_exit": args.early_exit or None,
     }
+    setup: dict[str, Any] = {"backend": "torch"}
     if args.guardrail:
         from .scorer import GUARDRAIL_OPTIONS
 
-        setup = {**setup, **GUARDRAIL_OPTIONS}
-        if args.prefilter is not None:
-            setup["prefilter"] = args.prefilter
-        if args.prefilter_top_k is not None:
-            setup["prefilter_top_k"] = args.prefilter_top_k
-    scorer = FaithfulnessScorer(
-        args.model,
-        device=args.device,
-        onnx_quantize=not args.onnx_fp32,
-        batch_size=args.batch_size,
-        granularity=args.granularity,
-        **setup,
-        **options,
-    )
+        setup.update(GUARDRAIL_OPTIONS)
+    setup.update({k: v for k, v in explicit.items() if v is not None})
+    try:
+        scorer = FaithfulnessScorer(
+            args.model,
+            device=args.device,
+            onnx_quantize=not args.onnx_fp32,
+            batch_size=args.batch_size,
+            granularity=args.granularity,
+            **setup,
+            **options,
+        )
+    except (ValueError, NliFaithError) as err:
+        print(f"nli-faith score: error: {err}", file=sys.stderr)
+        return 2
     results: list[FaithfulnessResult] = []
     failed: list[tuple[int, str]] = []
     with ExitStack() as stack:

@@ -77,6 +77,10 @@ E_BACKEND = "backend must be 'torch' or 'onnx', got {backend!r}."
 E_DATA_FIELD = "{path}:{line}: field '{field}' is missing or not a string."
 E_DATA_LABEL = "{path}:{line}: unknown label {label!r}; expected one of {allowed}."
 E_PREFILTER = "prefilter must be one of {allowed} or None, got {prefilter!r}."
+E_PREFILTER_TOP_K_ALONE = (
+    "prefilter_top_k={top_k} is given but no prefilter: pass prefilter='lexical' or "
+    "'embedding' too (or leave prefilter_top_k out to score every chunk)."
+)
 E_PREFILTER_TOP_K = "prefilter top_k must be at least 1, got {top_k}."
 E_GRANULARITY = "granularity must be one of {allowed}, got {granularity!r}."
 

@@ -59,7 +59,7 @@ class NLIModel:
         backend: ``"torch"`` or ``"onnx"`` (ONNX Runtime on the CPU).
         onnx_quantize: with ``backend="onnx"``, use the dynamically int8-quantized graph
             (default; fastest, top label agrees with fp32 on ~95% of pairs) or, if False,
-            the fp32 graph (exported once into the cache; matches torch).
+            the fp32 graph (exported once into the cache; matches torch in float32).
         label_map: override of the output indices, e.g. ``{"entailment": 0, "contradiction": 2}``.
         max_length: token limit of one pair; default: the registry's or tokenizer's.
         batch_size: pairs per forward pass; default 32, or 1 for the int8 ONNX graph:
@@ -70,6 +70,7 @@ class NLIModel:
         dtype: torch weights, ``"float32"``, ``"float16"`` or ``"bfloat16"``; default:
             bf16 (or fp16) on CUDA; on CPU bf16 where the CPU has native bf16 (AVX512-BF16,
             AMX; see :func:`cpu_has_native_bf16`), else fp32. ``"float32"`` for exact fp32.
+            Torch backend only: the ONNX graphs are int8 or fp32 (``onnx_quantize``).
 
     Example:
         >>> nli = NLIModel("default", device="cpu")
@@ -168,10 +169,11 @@ class NLIModel:
             return None
         backend = self.tokenizer._tokenizer
         cache = self._token_cache
-        new = [t for t in dict.fromkeys(texts) if t not in cache]
+        wanted = list(dict.fromkeys(texts))
+        if len(cache) + len(wanted) > _TOKEN_CACHE_SIZE:
+            cache.clear()  # before listing what is missing, so nothing asked for is lost
+        new = [t for t in wanted if t not in cache]
         if new:
-            if len(cache) + len(new) > _TOKEN_CACHE_SIZE:
-                cache.clear()
             backend.no_truncation()
             backend.no_padding()
             # encode_batch_fast (tokenizers >= 0.20) skips the offsets: ~2x faster here

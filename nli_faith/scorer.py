@@ -17,7 +17,7 @@ import numpy as np
 from .chunking import Chunk, chunk_documents, sentence_members
 from .claims import Claim, ClaimSplitter
 from .early_exit import first_candidates, settled_claims
-from .errors import E_EARLY_EXIT_THRESHOLD, NliFaithError
+from .errors import E_EARLY_EXIT_THRESHOLD, E_PREFILTER_TOP_K_ALONE, NliFaithError
 from .lexical import overlap_mask
 from .numerals import number_support_mask
 from .prefilter import coverage_similarity, make_prefilter
@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 #: Default largest chunk, in tokens: long enough for several sentences, short
 #: enough to stay close to the premise lengths the bundled model was trained on.
 DEFAULT_CHUNK_TOKENS = 256
+#: Sentences the pre-filter keeps per claim unless told otherwise.
+DEFAULT_PREFILTER_TOP_K = 3
 #: Share of a claim's content words a chunk must hold to count as contradicting it.
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
 #: ``FaithfulnessScorer.guardrail()``: int8 ONNX, lexical pre-filter (2 sentences a claim,
@@ -71,7 +73,7 @@ class FaithfulnessScorer:
         device: ``"cpu"``, ``"cuda"``...; default: CUDA when available.
         backend: ``"torch"``, or ``"onnx"`` for ONNX Runtime on the CPU.
         onnx_quantize: with ``backend="onnx"``, the int8 graph (default, fastest) or, if
-            False, the fp32 graph (same verdicts as torch).
+            False, the fp32 graph (same verdicts as torch in float32).
         dtype: torch weights: ``"float32"``, ``"bfloat16"`` or ``"float16"``; default bf16
             (or fp16) on CUDA, and on CPU bf16 where the CPU has it natively (AVX512-BF16,
             AMX: measured 2.5x faster than fp32 with the same verdicts), else fp32.
@@ -98,13 +100,16 @@ class FaithfulnessScorer:
             its content words, with their windows, every chunk sharing a number or a name
             with it, and every chunk allowed to contradict it; no model, well under 1 ms)
             or ``"embedding"`` (top sentences by a sentence-transformers bi-encoder).
-        prefilter_top_k: sentences kept per claim by the pre-filter (default 3).
+        prefilter_top_k: sentences kept per claim by the pre-filter (default 3); only
+            with ``prefilter``.
         prefilter_model: sentence-transformers model for ``prefilter="embedding"``.
         early_exit: score each claim against its most promising sentence first, and its
             other chunks only if that sentence does not support it (default False). The
             verdicts are those of scoring every pair; a supported claim's ``p_entail``
             (and so the soft score) and evidence may come from a lesser chunk, and its
-            matrix cannot be re-aggregated with a higher ``entail_threshold``.
+            matrix cannot be re-aggregated with a higher ``entail_threshold``. With torch
+            the two rounds batch pairs differently, so probabilities can move by padding
+            noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
 
     Example:
         >>> scorer = FaithfulnessScorer(device="cpu")
@@ -135,7 +140,7 @@ class FaithfulnessScorer:
         number_check: bool = True,
         contradiction_overlap: float = DEFAULT_CONTRADICTION_OVERLAP,
         prefilter: str | None = None,
-        prefilter_top_k: int = 3,
+        prefilter_top_k: int | None = None,
         prefilter_model: str | None = None,
         early_exit: bool = False,
     ) -> None:
@@ -159,9 +164,11 @@ class FaithfulnessScorer:
         self.sentence_chunks = sentence_chunks
         self.number_check = number_check
         self.contradiction_overlap = check_threshold("contradiction_overlap", contradiction_overlap)
+        if prefilter is None and prefilter_top_k is not None:
+            raise ValueError(E_PREFILTER_TOP_K_ALONE.format(top_k=prefilter_top_k))
         self.prefilter = make_prefilter(
             prefilter,
-            top_k=prefilter_top_k,
+            top_k=DEFAULT_PREFILTER_TOP_K if prefilter_top_k is None else prefilter_top_k,
             model=prefilter_model,
             keep_overlap=self.contradiction_overlap,
         )

@@ -95,3 +95,38 @@ def test_guardrail_options_on_the_bundled_model():
     assert [c["verdict"] for c in json.loads(preset.stdout)["claims"]] == ["no", "yes"]
     bad = run_cli("score", "-", "--prefilter", "bm25", stdin="")
     assert bad.returncode == 2 and "invalid choice: 'bm25'" in bad.stderr
+    alone = run_cli("score", "-", "--prefilter-top-k", "2", stdin="")
+    assert alone.returncode == 2 and "given but no prefilter" in alone.stderr
+    zero = run_cli("score", "-", "--guardrail", "--prefilter-top-k", "0", stdin="")
+    assert zero.returncode == 2 and "top_k must be at least 1, got 0" in zero.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], {"backend": "torch"}),
+        (
+            ["--guardrail"],
+            {"backend": "onnx", "prefilter": "lexical", "prefilter_top_k": 2, "early_exit": True},
+        ),
+        (
+            ["--guardrail", "--backend", "torch", "--prefilter-top-k", "4"],
+            {"backend": "torch", "prefilter": "lexical", "prefilter_top_k": 4, "early_exit": True},
+        ),
+    ],
+)
+def test_guardrail_flag_and_explicit_options_merge(monkeypatch, argv, expected):
+    from nli_faith import cli, scorer
+
+    seen: dict = {}
+
+    class Recorder:
+        def __init__(self, model, **options):
+            seen.update(options)
+            raise ValueError("recorded")
+
+    monkeypatch.setattr(scorer, "FaithfulnessScorer", Recorder)
+    assert cli.main(["score", "-", *argv]) == 2  # the recorder's error, reported cleanly
+    assert {k: seen.get(k) for k in expected} == expected
+    if not argv:
+        assert "prefilter" not in seen and "early_exit" not in seen

@@ -145,3 +145,22 @@ def test_cpu_default_dtype_follows_native_bf16(tiny_model_dir, monkeypatch):
     assert nli_mod.NLIModel(str(tiny_model_dir), device="cpu").torch_model.dtype == torch.float32
     fp32 = nli_mod.NLIModel(str(tiny_model_dir), device="cpu", dtype="float32")
     assert fp32.torch_model.dtype == torch.float32
+
+
+def test_token_cache_overflow_keeps_what_is_asked_for(tiny_model_dir, monkeypatch):
+    from nli_faith import nli as nli_mod
+
+    monkeypatch.setattr(nli_mod, "_TOKEN_CACHE_SIZE", 3)
+    nli = nli_mod.NLIModel(str(tiny_model_dir), device="cpu")
+    assert nli.count_tokens(["a b", "c"]) == [2, 1]
+    assert nli.count_tokens(["a b", "d e f", "g"]) == [2, 3, 1]  # overflows: cache refilled
+    assert len(nli._token_cache) <= 3
+    probs = nli.predict([("a b", "g"), ("d e f", "c")])  # four distinct texts > the cap
+    assert probs.shape == (2, 3)
+
+
+def test_prefilter_top_k_without_a_prefilter_is_a_clear_error(tiny_model_dir):
+    from nli_faith.scorer import FaithfulnessScorer
+
+    with pytest.raises(ValueError, match="prefilter_top_k=2 is given but no prefilter"):
+        FaithfulnessScorer(str(tiny_model_dir), device="cpu", prefilter_top_k=2)
