@@ -189,306 +189,15 @@ def render(rep: dict[str, Any]) -> str:
     out.append(summary(rep))
     s = rep["sections"]
 
-    if "overhead" in s:
-        x = s["overhead"]
-        out.append("\n## 1. Overhead against the model's own limit\n")
-        if "error" in x:
-            out.append(f"Error: {x['error']}\n")
-        else:
-            w = x["workload"]
-            out.append(
-                f"Workload: {w['selection']}: {w['records_per_set']} x "
-                f"{', '.join(w['sets'])} = {w['records']} records. Bare = the same unique "
-                "(chunk, claim) pairs, tokenized as `NLIModel` does, length-sorted, padded "
-                "once, same batch size, timed forwards only. "
-                f"{x['method']}; {x['rounds']} rounds.\n\n"
-            )
-            rows = []
-            for be, r in x["backends"].items():
-                rows.append(
-                    [
-                        be,
-                        r["unique_pairs"],
-                        r["mean_pair_tokens"],
-                        r["batch_size"],
-                        r["bare_pairs_per_s"],
-                        r["score_batch_pairs_per_s"],
-                        r["ratio"],
-                        ", ".join(map(str, r["ratio_per_round"])),
-                    ]
-                )
-            out.append(
-                _table(
-                    [
-                        "backend",
-                        "pairs",
-                        "mean tokens/pair",
-                        "batch",
-                        "bare pairs/s",
-                        "score_batch pairs/s",
-                        "ratio",
-                        "per round",
-                    ],
-                    rows,
-                )
-            )
-            for be, r in x["backends"].items():
-                out.append(
-                    f"\n{be}: where the extra time goes (measured separately, seconds): "
-                    + "; ".join(f"{k} {val}" for k, val in r["breakdown_s"].items())
-                    + ".\n\n"
-                    + _cpu_line(r.get("cpu"))
-                )
+    _section(out, s, "overhead", "1. Overhead against the model's own limit", _md_overhead)
 
-    if "naive" in s:
-        x = s["naive"]
-        out.append("\n## 2. Against the naive way\n")
-        if "error" in x:
-            out.append(f"Error: {x['error']}\n")
-        else:
-            out.append(
-                f"Naive: {x['naive']}. Workload: {x['workload']}. Subsample: {x['subsample']}. "
-                f"{x['rounds']} interleaved rounds.\n\n"
-            )
-            ways = [
-                ("naive pipeline, float32", x["naive_pairs_per_s"], x["naive_ms_per_pair"]),
-                (
-                    f"naive pipeline, default dtype ({x['naive_default_dtype']['dtype']})",
-                    x["naive_default_dtype"]["pairs_per_s"],
-                ),
-                (
-                    f"score_batch (torch, default dtype {x.get('torch_default_dtype', '?')})",
-                    x["score_batch_pairs_per_s"],
-                ),
-                ("score_batch (onnx int8)", x.get("onnx_score_batch_pairs_per_s")),
-                ("score_batch (torch, dtype='float32')", x.get("fp32_score_batch_pairs_per_s")),
-            ]
-            out.append(
-                _table(
-                    ["way", "pairs/s", "ms/pair"],
-                    [
-                        [w[0], w[1], w[2] if len(w) > 2 else round(1000 / w[1], 1)]
-                        for w in ways
-                        if w[1]
-                    ],
-                )
-            )
-            out.append(
-                f"\nSpeed-up of score_batch over the float32 naive way: **{x['speedup']}x** "
-                f"(per round {x['speedup_per_round']}); with backend='onnx': "
-                f"{x.get('onnx_speedup')}x; with dtype='float32': {x.get('fp32_speedup')}x. "
-                "Max |prob difference| naive vs "
-                f"`NLIModel.predict` on the subsample: {x['max_abs_prob_diff_naive_vs_predict']} "
-                f"(same model, same pairs). Default-dtype note: {x['naive_default_dtype']['note']}."
-                "\n\n" + _cpu_line(x.get("cpu"))
-            )
+    _section(out, s, "naive", "2. Against the naive way", _md_naive)
 
-    if "latency" in s:
-        x = s["latency"]
-        out.append("\n## 3. Guardrail latency\n")
-        if "error" in x:
-            out.append(f"Error: {x['error']}\n")
-        else:
-            out.append(
-                f"{x['requests']} requests after {x['warmup_requests']} warm-up ones. Request: "
-                f"{x['request']}. Mean passage {x['mean_passage_words']} words, "
-                f"{x['mean_claims']} claims, {x['mean_chunks_default']} chunks with the "
-                f"defaults. {x['method']}.\n\n"
-            )
-            rows = []
-            for r in x["rows"]:
-                a = r["agreement_vs_torch_default"]
-                b = r.get("agreement_vs_onnx_default") or {}
-                rows.append(
-                    [
-                        r["config"],
-                        r["p50_ms"],
-                        r["p95_ms"],
-                        f"{r.get('quiet_p50_ms')} / {r.get('quiet_p95_ms')}",
-                        r["mean_ms"],
-                        r["mean_pairs_per_request"],
-                        f"{a['agreement']} ({a['equal']}/{a['claims']})",
-                        b.get("agreement"),
-                        r["meets_target"],
-                    ]
-                )
-            out.append(
-                _table(
-                    [
-                        "config",
-                        "p50 ms",
-                        "p95 ms",
-                        "quiet p50 / p95 ms",
-                        "mean ms",
-                        "pairs/request",
-                        "verdicts = torch default",
-                        "= onnx default",
-                        "meets target",
-                    ],
-                    rows,
-                )
-            )
-            out.append(
-                f"\nQuiet = the {x.get('quiet_rounds')} {x.get('quiet_definition')} (median "
-                f"share over all rounds {x.get('round_foreign_share_median')}).\n"
-            )
-            out.append("\n" + x.get("note", "") + ".\n\n" + _cpu_line(x.get("cpu")))
-            out.append(
-                "\nVerdicts by answer sentence (yes/no/idk counts; agreement with torch "
-                "default). The expected verdict is what the request was built to be; the "
-                "NLI model does not always agree, so this only shows *where* configs differ."
-                "\n\n"
-            )
-            roles = x["rows"][0]["by_role"]
-            header = ["config"] + [f"{r['role']} (exp. {r['expected'] or '?'})" for r in roles]
-            rows = []
-            for r in x["rows"]:
-                rows.append(
-                    [r["config"]]
-                    + [
-                        "{yes}/{no}/{idk}".format(**br["verdicts"])
-                        + f" ({br['agreement_vs_torch_default']})"
-                        for br in r["by_role"]
-                    ]
-                )
-            out.append(_table(header, rows))
+    _section(out, s, "latency", "3. Guardrail latency", _md_latency)
 
-    if "claim_splitting" in s:
-        x = s["claim_splitting"]
-        out.append("\n## 4. Claim splitting\n")
-        if "error" in x:
-            out.append(f"Error: {x['error']}\n")
-        else:
-            out.append(
-                f"Answers: {x['answers']}; {x['rule_answers']} answers, {x['rule_sentences']} "
-                f"sentences ({x['sentences']}), {x['rule_claims']} claims. Per core = "
-                "sentences per CPU-second of this process and its workers.\n\n"
-            )
-            rows = [
-                [
-                    "rule-based, ClaimSplitter().split per answer",
-                    x["rule_split"]["sentences_per_s"],
-                    x["rule_split"]["sentences_per_cpu_s"],
-                ],
-                [
-                    "rule-based, split_many (nlp.pipe)",
-                    x["rule_split_many"]["sentences_per_s"],
-                    x["rule_split_many"]["sentences_per_cpu_s"],
-                ],
-            ]
-            p = x.get("parser", {})
-            if "error" in p:
-                out.append(f"Parser mode unavailable: {p['error']}\n")
-            elif p:
-                for k in ("n_process_1", "n_process_2"):
-                    rows.append(
-                        [
-                            f"clause (parser {p['model']}), split_many n_process="
-                            f"{k[-1]} ({p['answers']} answers, {p['sentences']} sentences)",
-                            p[k]["sentences_per_s"],
-                            p[k]["sentences_per_cpu_s"],
-                        ]
-                    )
-            out.append(_table(["mode", "sentences/s (wall)", "sentences per CPU-s"], rows))
-            if p.get("note"):
-                out.append(f"\n{p['note']}.\n")
-            out.append("\n" + _cpu_line(x.get("cpu")))
+    _section(out, s, "claim_splitting", "4. Claim splitting", _md_splitting)
 
-    if "long_context" in s:
-        x = s["long_context"]
-        out.append("\n## 5. Long contexts\n")
-        if "error" in x:
-            out.append(f"Error: {x['error']}\n")
-        else:
-            out.append(f'Context: {x["context"]}. Answer: "{x["answer"]}"\n\n')
-            rows = [
-                [
-                    r["config"],
-                    r["median_s"],
-                    ", ".join(map(str, r["seconds"])),
-                    r["claims"],
-                    r["chunks"],
-                    r["pairs_scored"],
-                    r["chunks_kept_per_claim"],
-                    " ".join(r["verdicts"]),
-                ]
-                for r in x["rows"]
-            ]
-            out.append(
-                _table(
-                    [
-                        "config",
-                        "median s",
-                        "runs s",
-                        "claims",
-                        "chunks",
-                        "pairs",
-                        "chunks/claim",
-                        "verdicts",
-                    ],
-                    rows,
-                )
-            )
-            out.append(
-                "\nSpeed-up over the full scan (same backend): "
-                + ", ".join(f"{k} {val}x" for k, val in x["speedup_prefilter"].items())
-                + ".\n\n"
-                + _cpu_line(x.get("cpu"))
-            )
-            a = x.get("agreement")
-            if a:
-                out.append(
-                    "\n**Pre-filter agreement** with the full scan: share of claims whose "
-                    "verdict is the full scan's, each pre-filter's mask applied to the full-scan "
-                    f"matrix of every record ({a['backend']}; full scan {a['full_scan_s']} s). "
-                    f"Sample: {a['sample']}; a fixed seeded half ({a['n_design']} records) is "
-                    "where the library's settings were chosen (`python -m "
-                    "benchmarks.prefilter_study`), the other half "
-                    f"({a['n_report']} records) is reported. Pairs = share of the full "
-                    "scan's pairs still scored.\n\n"
-                )
-                rows = []
-                for name, r in a["results"].items():
-                    rows.append(
-                        [
-                            name,
-                            r["report"]["agreement"],
-                            f"{r['report']['equal']}/{r['report']['claims']}",
-                            r["report"]["pairs_share"],
-                            r["design"]["agreement"],
-                            r["select_ms_per_record"],
-                            ", ".join(
-                                f"{k} {v}"
-                                for k, v in sorted(r["flips_full_to_prefiltered"].items())
-                            )
-                            or "-",
-                        ]
-                    )
-                out.append(
-                    _table(
-                        [
-                            "pre-filter",
-                            "agreement (report half)",
-                            "claims",
-                            "pairs",
-                            "agreement (design half)",
-                            "select ms/record",
-                            "verdict changes, both halves",
-                        ],
-                        rows,
-                    )
-                )
-                sets = list(next(iter(a["results"].values()))["report_per_set"])
-                out.append("\nReport half, per set:\n\n")
-                out.append(
-                    _table(
-                        ["pre-filter", *sets],
-                        [
-                            [n, *(r["report_per_set"].get(k) for k in sets)]
-                            for n, r in a["results"].items()
-                        ],
-                    )
-                )
+    _section(out, s, "long_context", "5. Long contexts", _md_long_context)
 
     out.append("\n## 6. GPU\n")
     g = s.get("gpu")
@@ -550,64 +259,360 @@ def render(rep: dict[str, Any]) -> str:
             "bound by this host-side work.\n"
         )
 
-    if "backend_agreement" in s:
-        x = s["backend_agreement"]
-        out.append("\n## 7. Backend agreement (ONNX int8 / fp32, torch bf16) vs torch float32\n")
-        if "error" in x:
-            out.append(f"Error: {x['error']}\n")
-        else:
-            out.append(f"Sample: {x['sample']}; full scans; reference {x['reference']}.\n\n")
-            rows = []
-            for key, label in (
-                ("onnx_int8", "ONNX int8"),
-                ("onnx_fp32", "ONNX fp32"),
-                ("torch_bf16", "torch bf16*"),
-            ):
-                y = x.get(key)
-                if not y:
-                    continue
-                rows.append(
-                    [
-                        label,
-                        f"{y['equal_verdicts']}/{y['claims']}",
-                        y["agreement"],
-                        y["max_abs_claim_p_entail_diff"],
-                        y["pairs"],
-                        y["max_abs_pair_p_entail_diff"],
-                        y["mean_abs_pair_p_entail_diff"],
-                        y["p99_abs_pair_p_entail_diff"],
-                        f"{y['seconds']} vs {y['seconds_reference']}",
-                    ]
-                )
-            out.append(
-                _table(
-                    [
-                        "variant",
-                        "equal verdicts",
-                        "agreement",
-                        "max abs dp_entail (claim)",
-                        "pairs",
-                        "max abs dp_entail (pair)",
-                        "mean",
-                        "p99",
-                        "sample pass s (vs fp32; not interleaved)",
-                    ],
-                    rows,
-                )
-            )
-            out.append("\n\\* NLIModel(dtype='bfloat16') on this CPU.\n")
-            for key, label in (
-                ("onnx_int8", "ONNX int8"),
-                ("onnx_fp32", "ONNX fp32"),
-                ("torch_bf16", "torch bf16"),
-            ):
-                y = x.get(key) or {}
-                if y.get("flips"):
-                    out.append(
-                        f"\n{label} verdict flips (verdict, p_entail, p_contradict): "
-                        + "; ".join(
-                            f"{f['set']}: fp32 {f['reference']} vs {f['other']}" for f in y["flips"]
-                        )
-                        + ".\n"
-                    )
+    _section(
+        out,
+        s,
+        "backend_agreement",
+        "7. Backend agreement (ONNX int8 / fp32, torch bf16) vs torch float32",
+        _md_backends,
+    )
     return "\n".join(out)
+
+
+def _section(out: list[str], s: dict[str, Any], key: str, title: str, body) -> None:
+    """Append section ``key`` of the results: its title, then its error or ``body(x)``."""
+    if key not in s:
+        return
+    x = s[key]
+    out.append(f"\n## {title}\n")
+    out.extend([f"Error: {x['error']}\n"] if "error" in x else body(x))
+
+
+def _md_overhead(x: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    w = x["workload"]
+    out.append(
+        f"Workload: {w['selection']}: {w['records_per_set']} x "
+        f"{', '.join(w['sets'])} = {w['records']} records. Bare = the same unique "
+        "(chunk, claim) pairs, tokenized as `NLIModel` does, length-sorted, padded "
+        "once, same batch size, timed forwards only. "
+        f"{x['method']}; {x['rounds']} rounds.\n\n"
+    )
+    rows = []
+    for be, r in x["backends"].items():
+        rows.append(
+            [
+                be,
+                r["unique_pairs"],
+                r["mean_pair_tokens"],
+                r["batch_size"],
+                r["bare_pairs_per_s"],
+                r["score_batch_pairs_per_s"],
+                r["ratio"],
+                ", ".join(map(str, r["ratio_per_round"])),
+            ]
+        )
+    out.append(
+        _table(
+            [
+                "backend",
+                "pairs",
+                "mean tokens/pair",
+                "batch",
+                "bare pairs/s",
+                "score_batch pairs/s",
+                "ratio",
+                "per round",
+            ],
+            rows,
+        )
+    )
+    for be, r in x["backends"].items():
+        out.append(
+            f"\n{be}: where the extra time goes (measured separately, seconds): "
+            + "; ".join(f"{k} {val}" for k, val in r["breakdown_s"].items())
+            + ".\n\n"
+            + _cpu_line(r.get("cpu"))
+        )
+    return out
+
+
+def _md_naive(x: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    out.append(
+        f"Naive: {x['naive']}. Workload: {x['workload']}. Subsample: {x['subsample']}. "
+        f"{x['rounds']} interleaved rounds.\n\n"
+    )
+    ways = [
+        ("naive pipeline, float32", x["naive_pairs_per_s"], x["naive_ms_per_pair"]),
+        (
+            f"naive pipeline, default dtype ({x['naive_default_dtype']['dtype']})",
+            x["naive_default_dtype"]["pairs_per_s"],
+        ),
+        (
+            f"score_batch (torch, default dtype {x.get('torch_default_dtype', '?')})",
+            x["score_batch_pairs_per_s"],
+        ),
+        ("score_batch (onnx int8)", x.get("onnx_score_batch_pairs_per_s")),
+        ("score_batch (torch, dtype='float32')", x.get("fp32_score_batch_pairs_per_s")),
+    ]
+    out.append(
+        _table(
+            ["way", "pairs/s", "ms/pair"],
+            [[w[0], w[1], w[2] if len(w) > 2 else round(1000 / w[1], 1)] for w in ways if w[1]],
+        )
+    )
+    out.append(
+        f"\nSpeed-up of score_batch over the float32 naive way: **{x['speedup']}x** "
+        f"(per round {x['speedup_per_round']}); with backend='onnx': "
+        f"{x.get('onnx_speedup')}x; with dtype='float32': {x.get('fp32_speedup')}x. "
+        "Max |prob difference| naive vs "
+        f"`NLIModel.predict` on the subsample: {x['max_abs_prob_diff_naive_vs_predict']} "
+        f"(same model, same pairs). Default-dtype note: {x['naive_default_dtype']['note']}."
+        "\n\n" + _cpu_line(x.get("cpu"))
+    )
+    return out
+
+
+def _md_latency(x: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    out.append(
+        f"{x['requests']} requests after {x['warmup_requests']} warm-up ones. Request: "
+        f"{x['request']}. Mean passage {x['mean_passage_words']} words, "
+        f"{x['mean_claims']} claims, {x['mean_chunks_default']} chunks with the "
+        f"defaults. {x['method']}.\n\n"
+    )
+    rows = []
+    for r in x["rows"]:
+        a = r["agreement_vs_torch_default"]
+        b = r.get("agreement_vs_onnx_default") or {}
+        rows.append(
+            [
+                r["config"],
+                r["p50_ms"],
+                r["p95_ms"],
+                f"{r.get('quiet_p50_ms')} / {r.get('quiet_p95_ms')}",
+                r["mean_ms"],
+                r["mean_pairs_per_request"],
+                f"{a['agreement']} ({a['equal']}/{a['claims']})",
+                b.get("agreement"),
+                r["meets_target"],
+            ]
+        )
+    out.append(
+        _table(
+            [
+                "config",
+                "p50 ms",
+                "p95 ms",
+                "quiet p50 / p95 ms",
+                "mean ms",
+                "pairs/request",
+                "verdicts = torch default",
+                "= onnx default",
+                "meets target",
+            ],
+            rows,
+        )
+    )
+    out.append(
+        f"\nQuiet = the {x.get('quiet_rounds')} {x.get('quiet_definition')} (median "
+        f"share over all rounds {x.get('round_foreign_share_median')}).\n"
+    )
+    out.append("\n" + x.get("note", "") + ".\n\n" + _cpu_line(x.get("cpu")))
+    out.append(
+        "\nVerdicts by answer sentence (yes/no/idk counts; agreement with torch "
+        "default). The expected verdict is what the request was built to be; the "
+        "NLI model does not always agree, so this only shows *where* configs differ."
+        "\n\n"
+    )
+    roles = x["rows"][0]["by_role"]
+    header = ["config"] + [f"{r['role']} (exp. {r['expected'] or '?'})" for r in roles]
+    rows = []
+    for r in x["rows"]:
+        rows.append(
+            [r["config"]]
+            + [
+                "{yes}/{no}/{idk}".format(**br["verdicts"])
+                + f" ({br['agreement_vs_torch_default']})"
+                for br in r["by_role"]
+            ]
+        )
+    out.append(_table(header, rows))
+    return out
+
+
+def _md_splitting(x: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    out.append(
+        f"Answers: {x['answers']}; {x['rule_answers']} answers, {x['rule_sentences']} "
+        f"sentences ({x['sentences']}), {x['rule_claims']} claims. Per core = "
+        "sentences per CPU-second of this process and its workers.\n\n"
+    )
+    rows = [
+        [
+            "rule-based, ClaimSplitter().split per answer",
+            x["rule_split"]["sentences_per_s"],
+            x["rule_split"]["sentences_per_cpu_s"],
+        ],
+        [
+            "rule-based, split_many (nlp.pipe)",
+            x["rule_split_many"]["sentences_per_s"],
+            x["rule_split_many"]["sentences_per_cpu_s"],
+        ],
+    ]
+    p = x.get("parser", {})
+    if "error" in p:
+        out.append(f"Parser mode unavailable: {p['error']}\n")
+    elif p:
+        for k in ("n_process_1", "n_process_2"):
+            rows.append(
+                [
+                    f"clause (parser {p['model']}), split_many n_process="
+                    f"{k[-1]} ({p['answers']} answers, {p['sentences']} sentences)",
+                    p[k]["sentences_per_s"],
+                    p[k]["sentences_per_cpu_s"],
+                ]
+            )
+    out.append(_table(["mode", "sentences/s (wall)", "sentences per CPU-s"], rows))
+    if p.get("note"):
+        out.append(f"\n{p['note']}.\n")
+    out.append("\n" + _cpu_line(x.get("cpu")))
+    return out
+
+
+def _md_long_context(x: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    out.append(f'Context: {x["context"]}. Answer: "{x["answer"]}"\n\n')
+    rows = [
+        [
+            r["config"],
+            r["median_s"],
+            ", ".join(map(str, r["seconds"])),
+            r["claims"],
+            r["chunks"],
+            r["pairs_scored"],
+            r["chunks_kept_per_claim"],
+            " ".join(r["verdicts"]),
+        ]
+        for r in x["rows"]
+    ]
+    out.append(
+        _table(
+            [
+                "config",
+                "median s",
+                "runs s",
+                "claims",
+                "chunks",
+                "pairs",
+                "chunks/claim",
+                "verdicts",
+            ],
+            rows,
+        )
+    )
+    out.append(
+        "\nSpeed-up over the full scan (same backend): "
+        + ", ".join(f"{k} {val}x" for k, val in x["speedup_prefilter"].items())
+        + ".\n\n"
+        + _cpu_line(x.get("cpu"))
+    )
+    a = x.get("agreement")
+    if a:
+        out.append(
+            "\n**Pre-filter agreement** with the full scan: share of claims whose "
+            "verdict is the full scan's, each pre-filter's mask applied to the full-scan "
+            f"matrix of every record ({a['backend']}; full scan {a['full_scan_s']} s). "
+            f"Sample: {a['sample']}; a fixed seeded half ({a['n_design']} records) is "
+            "where the library's settings were chosen (`python -m "
+            "benchmarks.prefilter_study`), the other half "
+            f"({a['n_report']} records) is reported. Pairs = share of the full "
+            "scan's pairs still scored.\n\n"
+        )
+        rows = []
+        for name, r in a["results"].items():
+            rows.append(
+                [
+                    name,
+                    r["report"]["agreement"],
+                    f"{r['report']['equal']}/{r['report']['claims']}",
+                    r["report"]["pairs_share"],
+                    r["design"]["agreement"],
+                    r["select_ms_per_record"],
+                    ", ".join(f"{k} {v}" for k, v in sorted(r["flips_full_to_prefiltered"].items()))
+                    or "-",
+                ]
+            )
+        out.append(
+            _table(
+                [
+                    "pre-filter",
+                    "agreement (report half)",
+                    "claims",
+                    "pairs",
+                    "agreement (design half)",
+                    "select ms/record",
+                    "verdict changes, both halves",
+                ],
+                rows,
+            )
+        )
+        sets = list(next(iter(a["results"].values()))["report_per_set"])
+        out.append("\nReport half, per set:\n\n")
+        out.append(
+            _table(
+                ["pre-filter", *sets],
+                [[n, *(r["report_per_set"].get(k) for k in sets)] for n, r in a["results"].items()],
+            )
+        )
+    return out
+
+
+def _md_backends(x: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    out.append(f"Sample: {x['sample']}; full scans; reference {x['reference']}.\n\n")
+    rows = []
+    for key, label in (
+        ("onnx_int8", "ONNX int8"),
+        ("onnx_fp32", "ONNX fp32"),
+        ("torch_bf16", "torch bf16*"),
+    ):
+        y = x.get(key)
+        if not y:
+            continue
+        rows.append(
+            [
+                label,
+                f"{y['equal_verdicts']}/{y['claims']}",
+                y["agreement"],
+                y["max_abs_claim_p_entail_diff"],
+                y["pairs"],
+                y["max_abs_pair_p_entail_diff"],
+                y["mean_abs_pair_p_entail_diff"],
+                y["p99_abs_pair_p_entail_diff"],
+                f"{y['seconds']} vs {y['seconds_reference']}",
+            ]
+        )
+    out.append(
+        _table(
+            [
+                "variant",
+                "equal verdicts",
+                "agreement",
+                "max abs dp_entail (claim)",
+                "pairs",
+                "max abs dp_entail (pair)",
+                "mean",
+                "p99",
+                "sample pass s (vs fp32; not interleaved)",
+            ],
+            rows,
+        )
+    )
+    out.append("\n\\* NLIModel(dtype='bfloat16') on this CPU.\n")
+    for key, label in (
+        ("onnx_int8", "ONNX int8"),
+        ("onnx_fp32", "ONNX fp32"),
+        ("torch_bf16", "torch bf16"),
+    ):
+        y = x.get(key) or {}
+        if y.get("flips"):
+            out.append(
+                f"\n{label} verdict flips (verdict, p_entail, p_contradict): "
+                + "; ".join(
+                    f"{f['set']}: fp32 {f['reference']} vs {f['other']}" for f in y["flips"]
+                )
+                + ".\n"
+            )
+    return out

@@ -38,15 +38,19 @@ def _stem(word: str) -> str:
     return word
 
 
-def content_words(text: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def content_words(text: str) -> frozenset[str]:
     """Lower-cased, stemmed words of ``text`` that are not stop words.
+
+    Cached: the pre-filter, early exit and the contradiction gate all ask for the same
+    chunks' words within one request.
 
     Example:
         >>> sorted(content_words("The sessions expire after 15 minutes."))
         ['15', 'expire', 'minute', 'session']
     """
     stop = _stop_words()
-    return {_stem(w) for w in _WORD_RE.findall(text.lower()) if w not in stop}
+    return frozenset(_stem(w) for w in _WORD_RE.findall(text.lower()) if w not in stop)
 
 
 def overlap_mask(claims: Sequence[str], chunks: Sequence[str], *, min_share: float) -> np.ndarray:

@@ -8,6 +8,7 @@ training data.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -62,8 +63,11 @@ def _norm_digits(text: str) -> str:
     return text.lstrip("0") or "0"
 
 
-def extract_numbers(text: str, *, include_one: bool = True) -> set[str]:
+@lru_cache(maxsize=16384)
+def extract_numbers(text: str, *, include_one: bool = True) -> frozenset[str]:
     """Normalised numbers in ``text``: ``{"1200", "3.5", "36"}``.
+
+    Cached: the pre-filter's anchors and the number check read the same chunks.
 
     "one" is as often a pronoun as a number; ``include_one=False`` skips the
     word (the digit 1 is always kept). List and section numbers at the start of
@@ -80,7 +84,7 @@ def extract_numbers(text: str, *, include_one: bool = True) -> set[str]:
         if word == "one" and not include_one:
             continue
         found.add(str(words_to_number(word)))
-    return found
+    return frozenset(found)
 
 
 def number_support_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
