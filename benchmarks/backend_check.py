@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from nli_faith.labels import CONTRADICT_IDX, ENTAIL_IDX
+from nli_faith.nli.labels import CONTRADICT_IDX, ENTAIL_IDX
 
 from .edge_cases import run_edge_cases
 

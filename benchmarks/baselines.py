@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nli_faith.labels import CONTRADICT_IDX, ENTAIL_IDX
-from nli_faith.sentences import sentence_spans
+from nli_faith.nli.labels import CONTRADICT_IDX, ENTAIL_IDX
+from nli_faith.text.sentences import sentence_spans
 
 _WORD_RE = re.compile(r"\w+")
 

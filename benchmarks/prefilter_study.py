@@ -33,7 +33,7 @@ def candidates(contradiction_overlap: float, *, brief: bool = False) -> dict[str
 
     ``brief``: only the library's two pre-filters at their defaults, and lexical k=2.
     """
-    from nli_faith.prefilter import ChunkPrefilter, LexicalPrefilter
+    from nli_faith.scoring.prefilter import ChunkPrefilter, LexicalPrefilter
 
     if brief:
         return {
@@ -72,8 +72,8 @@ def full_scan(scorer, records: list[dict], cache: Path | None) -> list[Any]:
 
 def evaluate(scorer, pf, records: list[dict], mats: list, half: np.ndarray) -> dict[str, Any]:
     """Agreement of ``pf``'s verdicts with the full scan's, per half of the sample."""
-    from nli_faith.chunking import sentence_members
     from nli_faith.scorer import NLIMatrix
+    from nli_faith.text.chunking import sentence_members
 
     tallies = {
         h: {"claims": 0, "equal": 0, "pairs": 0, "pairs_full": 0, "pruned": 0}

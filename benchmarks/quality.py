@@ -334,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     git = git_info()  # before the library is imported: what this run actually loads
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # one over-long sentence per document is expected in news articles: it is split, not lost
-    logging.getLogger("nli_faith.chunking").setLevel(logging.ERROR)
+    logging.getLogger("nli_faith.text.chunking").setLevel(logging.ERROR)
     import transformers
 
     transformers.logging.set_verbosity_error()

@@ -473,8 +473,8 @@ def section_latency(b: Bench) -> dict[str, Any]:
 
 
 def section_split(b: Bench) -> dict[str, Any]:
-    from nli_faith.claims import ClaimSplitter
-    from nli_faith.sentences import sentence_spans
+    from nli_faith.text.claims import ClaimSplitter
+    from nli_faith.text.sentences import sentence_spans
 
     from .speed_inputs import llm_answers
 
@@ -512,7 +512,7 @@ def section_split(b: Bench) -> dict[str, Any]:
         "rule_answers": len(answers),
         "rule_sentences": n_sent,
         "rule_claims": n_claims,
-        "sentences": "segments found by nli_faith.sentences.sentence_spans (headings, "
+        "sentences": "segments found by nli_faith.text.sentences.sentence_spans (headings, "
         "list items and pleasantries count; dropped ones are not claims)",
     }
     mon = CpuMonitor()
@@ -730,7 +730,7 @@ def _host_prep(b: Bench) -> dict[str, Any]:
     """
     import numpy as np
 
-    from nli_faith.nli import NLIModel, _pad_batch
+    from nli_faith.nli.model import NLIModel, _pad_batch
 
     from .speed_inputs import spaced_sample
 

@@ -260,7 +260,7 @@ def padded_batches(nli, pairs: list[tuple[str, str]], batch_size: int) -> list[d
     ``NLIModel.predict`` does (length-sorted, numpy int64 arrays), for timing bare forwards."""
     import numpy as np
 
-    from nli_faith.nli import _pad_batch
+    from nli_faith.nli.model import _pad_batch
 
     tok = nli.tokenizer
     enc = tok([p for p, _ in pairs], [h for _, h in pairs], truncation=False)

@@ -264,7 +264,7 @@ def run_gpu(
 ) -> dict[str, Any]:
     import torch
 
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     cuda = torch.cuda.is_available()
     device = device or ("cuda" if cuda else "cpu")

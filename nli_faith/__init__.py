@@ -23,10 +23,10 @@ _EXPORTS = {
     "FaithfulnessResult": "nli_faith.results",
     "ClaimVerdict": "nli_faith.results",
     "Evidence": "nli_faith.results",
-    "NLIModel": "nli_faith.nli",
-    "ClaimSplitter": "nli_faith.claims",
-    "Claim": "nli_faith.claims",
-    "LabelMap": "nli_faith.labels",
+    "NLIModel": "nli_faith.nli.model",
+    "ClaimSplitter": "nli_faith.text.claims",
+    "Claim": "nli_faith.text.claims",
+    "LabelMap": "nli_faith.nli.labels",
 }
 __all__ = [
     "Claim",
@@ -42,11 +42,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .claims import Claim, ClaimSplitter
-    from .labels import LabelMap
-    from .nli import NLIModel
-    from .results import ClaimVerdict, Evidence, FaithfulnessResult
-    from .scorer import FaithfulnessScorer, NLIMatrix
+    from nli_faith.nli.labels import LabelMap
+    from nli_faith.nli.model import NLIModel
+    from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+    from nli_faith.scorer import FaithfulnessScorer, NLIMatrix
+    from nli_faith.text.claims import Claim, ClaimSplitter
 
 
 def __getattr__(name: str) -> Any:

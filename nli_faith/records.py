@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import (
+from nli_faith.errors import (
     E_CONTEXT_ITEM,
     E_CONTEXT_MISSING,
     E_CONTEXT_TYPE,

@@ -14,22 +14,22 @@ from typing import Any
 
 import numpy as np
 
-from .chunking import Chunk, chunk_documents, sentence_members
-from .claims import Claim, ClaimSplitter
-from .early_exit import first_candidates, settled_claims
-from .errors import E_EARLY_EXIT_THRESHOLD, E_PREFILTER_TOP_K_ALONE, NliFaithError
-from .lexical import overlap_mask
-from .numerals import number_support_mask
-from .prefilter import coverage_similarity, make_prefilter
-from .records import Record, as_context, parse_record
-from .results import ClaimVerdict, Evidence, FaithfulnessResult
-from .scores import compute_scores, explain
-from .verdicts import (
+from nli_faith.errors import E_EARLY_EXIT_THRESHOLD, E_PREFILTER_TOP_K_ALONE, NliFaithError
+from nli_faith.records import Record, as_context, parse_record
+from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.scoring.early_exit import first_candidates, settled_claims
+from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
+from nli_faith.scoring.scores import compute_scores, explain
+from nli_faith.scoring.verdicts import (
     DEFAULT_CONTRADICT_THRESHOLD,
     DEFAULT_ENTAIL_THRESHOLD,
     check_threshold,
     decide,
 )
+from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
+from nli_faith.text.claims import Claim, ClaimSplitter
+from nli_faith.text.lexical import overlap_mask
+from nli_faith.text.numerals import number_support_mask
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class FaithfulnessScorer:
         prefilter_model: str | None = None,
         early_exit: bool = False,
     ) -> None:
-        from .nli import NLIModel
+        from nli_faith.nli.model import NLIModel
 
         self.entail_threshold = check_threshold("entail_threshold", entail_threshold)
         self.contradict_threshold = check_threshold("contradict_threshold", contradict_threshold)

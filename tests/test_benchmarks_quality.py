@@ -121,7 +121,7 @@ def test_cache_runs_each_pair_once():
 def test_fit_premise_cuts_like_only_first_truncation():
     transformers = pytest.importorskip("transformers")
     from benchmarks.baselines import fit_premise
-    from nli_faith.registry import resolve_model
+    from nli_faith.nli.registry import resolve_model
 
     tok = transformers.AutoTokenizer.from_pretrained(resolve_model("default").path)
     premise = " ".join(f"word{i} unbelievably" for i in range(400))

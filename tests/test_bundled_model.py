@@ -7,7 +7,7 @@ from conftest import BUNDLED
 
 
 def test_bundled_model_is_registered_and_loads_offline():
-    from nli_faith.registry import resolve_model
+    from nli_faith.nli.registry import resolve_model
 
     spec = resolve_model("default")
     assert spec.bundled and spec.path == str(BUNDLED)
@@ -44,7 +44,7 @@ CLEAR_PAIRS = [
 
 
 def test_shipped_model_on_clear_pairs():
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     nli = NLIModel("default", device="cpu")
     probs = nli.predict([(p, h) for p, h, _ in CLEAR_PAIRS])

@@ -1,8 +1,8 @@
 import logging
 import re
 
-from nli_faith.chunking import chunk_document, chunk_documents
-from nli_faith.sentences import sentence_spans
+from nli_faith.text.chunking import chunk_document, chunk_documents
+from nli_faith.text.sentences import sentence_spans
 
 
 def count_words(texts):
@@ -82,7 +82,7 @@ def test_a_long_document_is_fully_covered():
 
 def test_an_overlong_sentence_is_split_with_a_warning(caplog):
     doc = "word " * 120 + "end."
-    with caplog.at_level(logging.WARNING, logger="nli_faith.chunking"):
+    with caplog.at_level(logging.WARNING, logger="nli_faith.text.chunking"):
         chunks = chunk_documents(
             [doc], budget=50, count_tokens=count_words, token_offsets=word_offsets
         )
@@ -95,7 +95,7 @@ def test_an_overlong_sentence_is_split_with_a_warning(caplog):
 
 
 def test_scorer_chunks_fit_the_model_beside_the_claim(tiny_scorer):
-    from nli_faith.claims import Claim
+    from nli_faith.text.claims import Claim
 
     long_doc = " ".join(["The committee met on Tuesday and discussed the annual budget."] * 200)
     claims = [Claim("The committee discussed the budget.", 0, 10)]
@@ -108,7 +108,7 @@ def test_scorer_chunks_fit_the_model_beside_the_claim(tiny_scorer):
 
 
 def test_sentence_members_map_windows_to_their_sentences():
-    from nli_faith.chunking import Chunk, sentence_members
+    from nli_faith.text.chunking import Chunk, sentence_members
 
     doc = "One fact here. Two facts here. Three facts here."
     spans = sentence_spans(doc)

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from nli_faith.claims import Claim, ClaimSplitter, load_parser
 from nli_faith.errors import E_NO_PARSER, ParserMissingError
+from nli_faith.text.claims import Claim, ClaimSplitter, load_parser
 
 
 @pytest.fixture(scope="module")

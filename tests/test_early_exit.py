@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nli_faith.early_exit import first_candidates, settled_claims
+from nli_faith.scoring.early_exit import first_candidates, settled_claims
 
 
 def test_first_candidate_is_the_most_similar_preferred_chunk_in_the_mask():
@@ -85,8 +85,8 @@ def test_an_early_exit_matrix_refuses_a_higher_entail_threshold():
 
 def test_guardrail_preset_sets_the_fast_options_and_takes_overrides():
     pytest.importorskip("onnxruntime")
-    from nli_faith.prefilter import LexicalPrefilter
     from nli_faith.scorer import FaithfulnessScorer
+    from nli_faith.scoring.prefilter import LexicalPrefilter
 
     g = FaithfulnessScorer.guardrail()
     assert g.nli.backend == "onnx" and g.early_exit

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from nli_faith.errors import LabelMapError
-from nli_faith.labels import LabelMap
+from nli_faith.nli.labels import LabelMap
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def test_user_override_and_its_validation():
 
 
 def test_registry_override_reaches_the_model(tiny_model_dir):
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     default = NLIModel(str(tiny_model_dir), device="cpu")
     assert default.label_map.entailment == 1  # from config.id2label

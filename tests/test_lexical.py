@@ -1,7 +1,7 @@
 import numpy as np
 
-from nli_faith.lexical import content_words, overlap_mask
-from nli_faith.verdicts import decide
+from nli_faith.scoring.verdicts import decide
+from nli_faith.text.lexical import content_words, overlap_mask
 
 
 def test_content_words_drop_stop_words_and_plurals():

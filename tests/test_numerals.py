@@ -1,6 +1,6 @@
 import numpy as np
 
-from nli_faith.numerals import extract_numbers, number_support_mask, number_to_words
+from nli_faith.text.numerals import extract_numbers, number_support_mask, number_to_words
 
 
 def test_digits_and_words_normalise_to_the_same_value():

@@ -20,9 +20,9 @@ pytest.importorskip("onnx")
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from nli_faith import onnx_backend  # noqa: E402
 from nli_faith.errors import MissingDependencyError  # noqa: E402
-from nli_faith.onnx_backend import OnnxSession, export_onnx, weights_digest  # noqa: E402
+from nli_faith.nli import onnx as onnx_backend  # noqa: E402
+from nli_faith.nli.onnx import OnnxSession, export_onnx, weights_digest  # noqa: E402
 
 PREMISES = [
     "The cat sat on the mat while the dog slept by the door.",
@@ -197,7 +197,7 @@ def test_export_onnx_returns_path(model_dir, tmp_path) -> None:
 
 
 def test_nli_model_onnx_backend(model_dir, cache_dir, monkeypatch) -> None:
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
     onnx_model = NLIModel(str(model_dir), backend="onnx", batch_size=4)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from nli_faith.prefilter import (
+from nli_faith.scoring.prefilter import (
     ChunkPrefilter,
     LexicalPrefilter,
     anchor_mask,

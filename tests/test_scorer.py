@@ -74,7 +74,7 @@ def test_bad_options_fail_clearly(tiny_model_dir):
 
 def test_unknown_model_is_a_clear_error(tmp_path):
     from nli_faith.errors import ModelLoadError
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     with pytest.raises(ModelLoadError, match="neither a registered name"):
         NLIModel(str(tmp_path / "no-such-model"))
@@ -82,7 +82,7 @@ def test_unknown_model_is_a_clear_error(tmp_path):
 
 def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     monkeypatch.setenv("NLI_FAITH_CACHE", str(tmp_path))
     pairs = [("The tower is in Paris.", "It is in France."), ("A b c d e f g.", "Nothing.")]
@@ -93,7 +93,7 @@ def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path, monkeypatch):
 
 
 def test_batch_size_default_and_validation(tiny_model_dir):
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     assert NLIModel(str(tiny_model_dir), device="cpu").batch_size == 32
     with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
@@ -107,7 +107,7 @@ def test_batch_size_default_and_validation(tiny_model_dir):
 
 def test_int8_onnx_runs_one_pair_at_a_time_so_batch_mates_do_not_matter():
     pytest.importorskip("onnxruntime")
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     nli = NLIModel("default", backend="onnx")
     assert nli.batch_size == 1
@@ -118,7 +118,7 @@ def test_int8_onnx_runs_one_pair_at_a_time_so_batch_mates_do_not_matter():
 
 
 def test_pairs_are_assembled_exactly_as_the_tokenizer_would(tiny_model_dir):
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     nli = NLIModel(str(tiny_model_dir), device="cpu")
     pairs = [
@@ -137,7 +137,7 @@ def test_pairs_are_assembled_exactly_as_the_tokenizer_would(tiny_model_dir):
 def test_cpu_default_dtype_follows_native_bf16(tiny_model_dir, monkeypatch):
     import torch
 
-    from nli_faith import nli as nli_mod
+    from nli_faith.nli import model as nli_mod
 
     monkeypatch.setattr(nli_mod, "cpu_has_native_bf16", lambda: True)
     assert nli_mod.NLIModel(str(tiny_model_dir), device="cpu").torch_model.dtype == torch.bfloat16
@@ -148,7 +148,7 @@ def test_cpu_default_dtype_follows_native_bf16(tiny_model_dir, monkeypatch):
 
 
 def test_token_cache_overflow_keeps_what_is_asked_for(tiny_model_dir, monkeypatch):
-    from nli_faith import nli as nli_mod
+    from nli_faith.nli import model as nli_mod
 
     monkeypatch.setattr(nli_mod, "_TOKEN_CACHE_SIZE", 3)
     nli = nli_mod.NLIModel(str(tiny_model_dir), device="cpu")

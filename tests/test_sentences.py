@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from nli_faith.sentences import line_kind, sentence_spans, sentence_spans_many
+from nli_faith.text.sentences import line_kind, sentence_spans, sentence_spans_many
 
 
 def sents(text: str) -> list[str]:
@@ -281,7 +281,7 @@ def test_import_does_not_load_spacy() -> None:
     code = (
         "import sys, nli_faith\n"
         "before = set(sys.modules)\n"
-        "import nli_faith.sentences, nli_faith.claims\n"
+        "import nli_faith.text.sentences, nli_faith.text.claims\n"
         "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] == 'spacy'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

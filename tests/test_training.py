@@ -49,7 +49,7 @@ def _interrupt_at(monkeypatch, step):
 
 def test_train_checkpoint_resume_evaluate(tmp_path, tiny_model_dir, monkeypatch):
     from nli_faith.cli import main
-    from nli_faith.nli import NLIModel
+    from nli_faith.nli.model import NLIModel
 
     rows = [{"premise": p, "hypothesis": h, "label": lab} for p, h, lab in PAIRS] * 4
     train = write_jsonl(tmp_path / "train.jsonl", rows)

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from nli_faith.scores import compute_scores, explain
-from nli_faith.verdicts import decide
+from nli_faith.scoring.scores import compute_scores, explain
+from nli_faith.scoring.verdicts import decide
 
 
 def m(*rows):

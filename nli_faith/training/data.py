@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import E_DATA_FIELD, E_DATA_LABEL, DataError
+from nli_faith.errors import E_DATA_FIELD, E_DATA_LABEL, DataError
 
 #: Training targets. 0..2 are the 3-way classes in canonical order; 3 marks a
 #: binary ``not_entailment`` row, whose loss is on P(neutral) + P(contradiction).

@@ -67,7 +67,7 @@ def synthetic_metrics(recs: list[dict], probs: np.ndarray) -> dict:
 def evaluate_files(
     nli, files: list[Path], *, limit: int | None = None, batch_size: int = 128
 ) -> dict[str, dict]:
-    """Run ``nli`` (an :class:`~nli_faith.nli.NLIModel`) on each file and return its metrics."""
+    """Run ``nli`` (an :class:`~nli_faith.nli.model.NLIModel`) on each file; its metrics."""
     results: dict[str, dict] = {}
     for path in files:
         rows = read_nli_jsonl(path)[:limit] if limit else read_nli_jsonl(path)

@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..numerals import NUMBER_WORD_RE as _NUMBER_WORD_RE
-from ..numerals import number_to_words, words_to_number
+from nli_faith.text.numerals import NUMBER_WORD_RE as _NUMBER_WORD_RE
+from nli_faith.text.numerals import number_to_words, words_to_number
 
 _DIGIT_RE = re.compile(r"(?<![\w.])(\$|£|€)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%| percent)?(?![\w])")
 _MONTHS = (

@@ -251,7 +251,8 @@ def train(cfg: TrainConfig) -> dict:
 
 
 def evaluate_model(model_dir: Path, cfg: TrainConfig, held_path: Path | None) -> dict:
-    from ..nli import NLIModel
+    from nli_faith.nli.model import NLIModel
+
     from .evaluate import evaluate_files, to_markdown
 
     files = expand_paths(cfg.eval_files)

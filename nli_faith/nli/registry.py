@@ -27,7 +27,7 @@ class ModelSpec:
 
 def models_dir() -> Path:
     """The folder that holds the registry and the bundled model."""
-    repo = Path(__file__).resolve().parent.parent / "models"
+    repo = Path(__file__).resolve().parents[2] / "models"
     if (repo / "registry.json").is_file():  # running from a checkout or editable install
         return repo
     return Path(str(resources.files("nli_faith.models")))

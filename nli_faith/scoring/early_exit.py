@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .labels import ENTAIL_IDX
+from nli_faith.nli.labels import ENTAIL_IDX
 
 
 def first_candidates(

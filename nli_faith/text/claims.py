@@ -3,7 +3,7 @@
 Two granularities:
 
 * ``"sentence"`` (default): one claim per sentence, from the rule-based segmenter in
-  :mod:`nli_faith.sentences`; no statistical model, fast.
+  :mod:`nli_faith.text.sentences`; no statistical model, fast.
 * ``"clause"``: each sentence is further split into coordinated clauses that have their
   own subject and predicate ("The warranty lasts two years and it covers water damage."
   -> "The warranty lasts two years." + "It covers water damage."), using an installed
@@ -27,7 +27,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from nli_faith.errors import E_GRANULARITY, E_NO_PARSER, ParserMissingError
-from nli_faith.sentences import (
+from nli_faith.text.sentences import (
     CITATION_PATTERN,
     LIST_ITEM_PATTERN,
     line_kind,

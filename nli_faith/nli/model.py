@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import E_BACKEND, E_BATCH_SIZE, E_DTYPE, E_MODEL_NOT_FOUND, ModelLoadError
-from .labels import LabelMap
-from .registry import resolve_model
+from nli_faith.errors import E_BACKEND, E_BATCH_SIZE, E_DTYPE, E_MODEL_NOT_FOUND, ModelLoadError
+from nli_faith.nli.labels import LabelMap
+from nli_faith.nli.registry import resolve_model
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -111,7 +111,7 @@ class NLIModel:
             self.tokenizer = AutoTokenizer.from_pretrained(spec.path)
             config = AutoConfig.from_pretrained(spec.path)
         except OSError as err:
-            from .registry import known_names
+            from nli_faith.nli.registry import known_names
 
             raise ModelLoadError(
                 E_MODEL_NOT_FOUND.format(model=model, known=", ".join(known_names()), error=err)
@@ -131,7 +131,7 @@ class NLIModel:
         limit = max_length or spec.max_length or getattr(self.tokenizer, "model_max_length", 512)
         self.max_length = int(min(limit, 4096))
         if backend == "onnx":
-            from .onnx_backend import OnnxSession
+            from nli_faith.nli.onnx import OnnxSession
 
             self.device = "cpu"
             self._session = OnnxSession(spec.path, quantize=onnx_quantize)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .sentences import sentence_spans_many
+from nli_faith.text.sentences import sentence_spans_many
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def chunk_document(
     overlap: int = 1,
     sentences: bool = True,
 ) -> list[Chunk]:
-    """Windows over one document's sentence ``spans`` (from :mod:`nli_faith.sentences`).
+    """Windows over one document's sentence ``spans`` (from :mod:`nli_faith.text.sentences`).
 
     With ``sentences=True`` every sentence is also a chunk of its own, so that
     a claim resting on one sentence is judged against that sentence alone

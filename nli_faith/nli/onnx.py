@@ -3,7 +3,7 @@
 ``OnnxSession(model_dir)`` uses, in this order:
 
 1. a shipped file ``<model_dir>/onnx/model_int8.onnx`` (``model.onnx`` when
-   ``quantize=False``), as written by ``python -m nli_faith.onnx_backend MODEL_DIR``;
+   ``quantize=False``), as written by ``python -m nli_faith.nli.onnx MODEL_DIR``;
 2. a cached export under ``cache_dir`` (else ``$NLI_FAITH_CACHE/onnx``, else
    ``~/.cache/nli-faith/onnx``), keyed by a hash of the model's weights, so a
    changed model is exported again;
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import (
+from nli_faith.errors import (
     E_ONNX_EXPORT,
     E_ONNX_MISSING,
     MissingDependencyError,
@@ -454,7 +454,7 @@ class OnnxSession:
                 return shipped, "shipped"
             logger.warning(
                 "The shipped ONNX model %s was exported from other weights than those in %s; "
-                "ignoring it (rebuild it with `python -m nli_faith.onnx_backend %s`).",
+                "ignoring it (rebuild it with `python -m nli_faith.nli.onnx %s`).",
                 shipped,
                 local,
                 local,
@@ -492,9 +492,9 @@ class OnnxSession:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m nli_faith.onnx_backend MODEL_DIR``: write the shipped ONNX file."""
+    """``python -m nli_faith.nli.onnx MODEL_DIR``: write the shipped ONNX file."""
     parser = argparse.ArgumentParser(
-        prog="python -m nli_faith.onnx_backend",
+        prog="python -m nli_faith.nli.onnx",
         description="Export a checkpoint to MODEL_DIR/onnx/model_int8.onnx (or model.onnx).",
     )
     parser.add_argument("model_dir", help="local checkpoint directory, or a registry name")
@@ -505,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     model_dir = Path(args.model_dir)
     if not model_dir.is_dir():
-        from .registry import resolve_model
+        from nli_faith.nli.registry import resolve_model
 
         model_dir = Path(resolve_model(args.model_dir).path)
     out = build_shipped(model_dir, quantize=not args.no_quantize)

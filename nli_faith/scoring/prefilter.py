@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import E_PREFILTER, E_PREFILTER_TOP_K
-from .lexical import content_words, overlap_mask
-from .numerals import extract_numbers
+from nli_faith.errors import E_PREFILTER, E_PREFILTER_TOP_K
+from nli_faith.text.lexical import content_words, overlap_mask
+from nli_faith.text.numerals import extract_numbers
 
 _NAME_RE = re.compile(r"\b[A-Z][a-zA-Z]+(?:\s+[A-Z][a-zA-Z]+)*")
 _NOT_NAMES = frozenset(
@@ -154,7 +154,7 @@ class _Prefilter:
         """Candidate mask ``(claims, chunks)``.
 
         ``members[j]`` lists the sentence chunks that chunk ``j`` is made of (``[j]`` for
-        a sentence chunk; see :func:`nli_faith.chunking.sentence_members`). Without it
+        a sentence chunk; see :func:`nli_faith.text.chunking.sentence_members`). Without it
         every chunk is ranked on its own.
         """
         members = _atoms(len(chunks), members)

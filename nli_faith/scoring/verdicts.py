@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import E_THRESHOLD
-from .labels import CONTRADICT_IDX, ENTAIL_IDX
+from nli_faith.errors import E_THRESHOLD
+from nli_faith.nli.labels import CONTRADICT_IDX, ENTAIL_IDX
 
 #: A claim is supported (``yes``) when some chunk entails it with at least this probability.
 DEFAULT_ENTAIL_THRESHOLD = 0.5

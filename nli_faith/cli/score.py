@@ -9,11 +9,31 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import IO, Any
 
-from .errors import E_BAD_JSON, NliFaithError, RecordError
-from .results import FaithfulnessResult
+from nli_faith.cli.options import add_scorer_options, scorer_from_args
+from nli_faith.errors import E_BAD_JSON, NliFaithError, RecordError
+from nli_faith.results import FaithfulnessResult
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
 BLOCK = 64
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score a JSONL file of RAG answers",
+        description=(
+            "Score each JSONL record: one output line per input line, with the lenient, "
+            "strict and soft scores and a verdict and evidence for every claim. Accepts "
+            "DeepEval fields (input, actual_output, retrieval_context) and RAGAS fields "
+            "(question, response/answer, retrieved_contexts/contexts), or "
+            "(question, response, context)."
+        ),
+    )
+    p.add_argument("input", help="JSONL file, or - for standard input")
+    p.add_argument("-o", "--output", default="-", help="output JSONL file (default: stdout)")
+    add_scorer_options(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no summary table on stderr")
 
 
 def _read_lines(fh: IO[str]) -> Iterator[tuple[int, Any | RecordError]]:
@@ -60,38 +80,13 @@ def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
     return "\n".join(f"{k:<{width}}  {v:>8}" for k, v in rows)
 
 
-def run_score(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
-    from .scorer import FaithfulnessScorer, error_result
+    from nli_faith.scorer import error_result
 
-    options: dict[str, Any] = {}
-    if args.entail_threshold is not None:
-        options["entail_threshold"] = args.entail_threshold
-    if args.contradict_threshold is not None:
-        options["contradict_threshold"] = args.contradict_threshold
-    explicit = {
-        "backend": args.backend,
-        "prefilter": args.prefilter,
-        "prefilter_top_k": args.prefilter_top_k,
-        "early_exit": args.early_exit or None,
-    }
-    setup: dict[str, Any] = {"backend": "torch"}
-    if args.guardrail:
-        from .scorer import GUARDRAIL_OPTIONS
-
-        setup.update(GUARDRAIL_OPTIONS)
-    setup.update({k: v for k, v in explicit.items() if v is not None})
     try:
-        scorer = FaithfulnessScorer(
-            args.model,
-            device=args.device,
-            onnx_quantize=not args.onnx_fp32,
-            batch_size=args.batch_size,
-            granularity=args.granularity,
-            **setup,
-            **options,
-        )
+        scorer = scorer_from_args(args)
     except (ValueError, NliFaithError) as err:
         print(f"nli-faith score: error: {err}", file=sys.stderr)
         return 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .errors import (
+from nli_faith.errors import (
     E_LABEL_MAP_INDEX,
     E_LABEL_MAP_KEY,
     E_LABEL_MAP_NO_ENTAIL,

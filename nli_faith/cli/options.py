@@ -1,0 +1,90 @@
+"""Scorer options shared by the commands that score (``score``, ``serve``, ...)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_scorer_options(p: argparse.ArgumentParser) -> None:
+    """Add the flags that configure a :class:`~nli_faith.scorer.FaithfulnessScorer`."""
+    p.add_argument("--model", default="default", help="registry name, local path or hub id")
+    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: auto)")
+    p.add_argument(
+        "--backend",
+        default=None,
+        choices=["torch", "onnx"],
+        help="default torch (onnx with --guardrail)",
+    )
+    p.add_argument(
+        "--onnx-fp32",
+        action="store_true",
+        help="with --backend onnx: the fp32 graph (same verdicts as torch fp32) instead of int8",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="NLI pairs per forward pass (default 32; 1 with the int8 ONNX graph)",
+    )
+    p.add_argument("--granularity", default="sentence", choices=["sentence", "clause"])
+    p.add_argument("--entail-threshold", type=float, default=None)
+    p.add_argument("--contradict-threshold", type=float, default=None)
+    p.add_argument(
+        "--prefilter",
+        default=None,
+        choices=["lexical", "embedding"],
+        help="score each claim only against its likely chunks: 'lexical' (shared content "
+        "words, no model; for CPU guardrails) or 'embedding' (bi-encoder); default: all chunks",
+    )
+    p.add_argument(
+        "--prefilter-top-k",
+        type=int,
+        default=None,
+        help="with --prefilter: sentences kept per claim, besides those sharing a number "
+        "or a name with it (default 3; 2 with --guardrail)",
+    )
+    p.add_argument(
+        "--guardrail",
+        action="store_true",
+        help="CPU latency set-up: --backend onnx --prefilter lexical --prefilter-top-k 2 "
+        "--early-exit (options given explicitly still apply)",
+    )
+    p.add_argument(
+        "--early-exit",
+        action="store_true",
+        help="stop scoring a claim once one chunk supports it (same verdicts, less work)",
+    )
+
+
+def scorer_from_args(args: argparse.Namespace):
+    """Build the scorer the flags describe (``--guardrail`` first, explicit flags over it).
+
+    Raises ``ValueError`` or :class:`~nli_faith.errors.NliFaithError` for bad options.
+    """
+    from nli_faith.scorer import GUARDRAIL_OPTIONS, FaithfulnessScorer
+
+    options: dict[str, Any] = {}
+    if args.entail_threshold is not None:
+        options["entail_threshold"] = args.entail_threshold
+    if args.contradict_threshold is not None:
+        options["contradict_threshold"] = args.contradict_threshold
+    explicit = {
+        "backend": args.backend,
+        "prefilter": args.prefilter,
+        "prefilter_top_k": args.prefilter_top_k,
+        "early_exit": args.early_exit or None,
+    }
+    setup: dict[str, Any] = {"backend": "torch"}
+    if args.guardrail:
+        setup.update(GUARDRAIL_OPTIONS)
+    setup.update({k: v for k, v in explicit.items() if v is not None})
+    return FaithfulnessScorer(
+        args.model,
+        device=args.device,
+        onnx_quantize=not args.onnx_fp32,
+        batch_size=args.batch_size,
+        granularity=args.granularity,
+        **setup,
+        **options,
+    )

@@ -1,0 +1,1 @@
+"""Text stages: sentences, claims, chunks, numbers and content words."""
