@@ -101,3 +101,6 @@ E_ONNX_EXPORT = (
     "The ONNX export of {model!r} disagrees with torch (max logit difference {diff:.3g}); "
     "the model may not be traceable. Use backend='torch'."
 )
+
+# Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
+E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({flag})."

@@ -10,6 +10,7 @@ from nli_faith.errors import (
     E_CONTEXT_ITEM,
     E_CONTEXT_MISSING,
     E_CONTEXT_TYPE,
+    E_LIMIT,
     E_NOT_OBJECT,
     E_RESPONSE_MISSING,
     E_RESPONSE_TYPE,
@@ -19,6 +20,57 @@ from nli_faith.errors import (
 RESPONSE_FIELDS = ("response", "actual_output", "answer")
 CONTEXT_FIELDS = ("context", "retrieval_context", "retrieved_contexts", "contexts")
 QUESTION_FIELDS = ("question", "input", "user_input", "query")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits on one record; ``None`` turns a limit off.
+
+    The defaults are generous for a library call; the HTTP service sets its own.
+    A record past a limit gets an error naming the field and the limit, and the
+    other records of its batch are scored as usual.
+
+    Example:
+        >>> limits = Limits(max_response_chars=5)
+        >>> try:
+        ...     parse_record({"response": "x" * 10, "context": "y"}, limits=limits)
+        ... except ValueError as err:
+        ...     print(err)
+        field 'response' is too long: 10 characters, over the limit of 5 (--max-response-chars).
+    """
+
+    max_response_chars: int | None = 50_000
+    max_context_chars: int | None = 1_000_000  # all documents together
+    max_documents: int | None = 1_000
+    max_claims: int | None = 500  # checked after splitting, by the scorer
+
+    def check(
+        self, rec: Record, *, response_field: str = "response", context_field: str = "context"
+    ) -> None:
+        """Raise :class:`RecordError` if ``rec`` is past a limit."""
+        checks = (
+            (
+                response_field,
+                len(rec.response),
+                self.max_response_chars,
+                "characters",
+                "--max-response-chars",
+            ),
+            (
+                context_field,
+                sum(map(len, rec.context)),
+                self.max_context_chars,
+                "characters",
+                "--max-context-chars",
+            ),
+            (context_field, len(rec.context), self.max_documents, "documents", "--max-documents"),
+        )
+        for field, size, limit, unit, flag in checks:
+            if limit is not None and size > limit:
+                raise RecordError(
+                    E_LIMIT.format(field=field, size=size, unit=unit, limit=limit, flag=flag),
+                    field=field,
+                )
 
 
 @dataclass(frozen=True)
@@ -52,7 +104,7 @@ def as_context(value: Any, *, field: str = "context") -> list[str]:
     )
 
 
-def parse_record(rec: Any) -> Record:
+def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
     """Validate one record (a JSON object) and map its field names.
 
     Example:
@@ -78,4 +130,7 @@ def parse_record(rec: Any) -> Record:
         raise RecordError(
             E_RESPONSE_TYPE.format(field=q_field, type_name=type(question).__name__), field=q_field
         )
-    return Record(response, as_context(context, field=c_field), question)
+    out = Record(response, as_context(context, field=c_field), question)
+    if limits is not None:
+        limits.check(out, response_field=r_field, context_field=c_field)
+    return out
