@@ -183,7 +183,11 @@ class FaithfulnessScorer:
         return max(16, min(budget, self.chunk_tokens or budget))
 
     def _token_offsets(self, text: str) -> list[tuple[int, int]]:
-        enc = self.nli.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        # verbose=False: an over-long sentence is split by the chunker, which says so;
+        # transformers' own "Token indices sequence length" warning would only confuse
+        enc = self.nli.tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+        )
         return [tuple(o) for o in enc["offset_mapping"]]
 
     def chunk(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
