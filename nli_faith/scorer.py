@@ -26,10 +26,11 @@ from nli_faith.scoring.verdicts import (
     check_threshold,
     decide,
 )
+from nli_faith.text.align import align_premise
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
 from nli_faith.text.claims import Claim, ClaimSplitter
 from nli_faith.text.lexical import overlap_mask
-from nli_faith.text.numerals import number_support_mask
+from nli_faith.text.numerals import number_support_mask, quantity_mismatch_mask
 
 logger = logging.getLogger(__name__)
 
@@ -220,7 +221,8 @@ class FaithfulnessScorer:
         pairs: list[tuple[str, str]] = []
         for (claims, chunks, _), mask in zip(plans, masks):
             for i, j in zip(*np.nonzero(mask)):
-                pairs.append((chunks[j].text, claims[i].text))
+                claim = claims[i].text
+                pairs.append((align_premise(chunks[j].text, claim), claim))
         if not pairs:
             return
         flat = self.nli.predict(pairs, show_progress_bar=progress)
@@ -296,11 +298,12 @@ class FaithfulnessScorer:
             raise ValueError(
                 E_EARLY_EXIT_THRESHOLD.format(requested=entail_threshold, settled=m.settled_at)
             )
-        support = contra = None
+        support = contra = differs = None
         if m.claims and m.chunks:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
             if self.number_check:
                 support = number_support_mask(claims, chunks)
+                differs = quantity_mismatch_mask(claims, chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
         d = decide(
@@ -308,6 +311,7 @@ class FaithfulnessScorer:
             mask=m.mask,
             support_mask=support,
             contradict_mask=contra,
+            number_contradict=differs,
             entail_threshold=entail_threshold,
             contradict_threshold=(
                 self.contradict_threshold if contradict_threshold is None else contradict_threshold
