@@ -30,7 +30,7 @@ from nli_faith.text.align import align_premise
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
 from nli_faith.text.claims import Claim, ClaimSplitter
 from nli_faith.text.lexical import overlap_mask
-from nli_faith.text.numerals import number_support_mask, quantity_mismatch_mask
+from nli_faith.text.numerals import number_support_mask, quantity_mismatch
 
 logger = logging.getLogger(__name__)
 
@@ -303,7 +303,7 @@ class FaithfulnessScorer:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
             if self.number_check:
                 support = number_support_mask(claims, chunks)
-                differs = quantity_mismatch_mask(claims, chunks)
+                differs = quantity_mismatch(claims, chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
         d = decide(

@@ -86,3 +86,21 @@ def test_transformers_length_warning_never_reaches_the_user(bundled_scorer, capf
     out, err = capfd.readouterr()
     assert "Token indices sequence length" not in out + err + caplog.text
     assert "exceeds the" in caplog.text  # real run-on text still gets the chunker's warning
+
+
+def test_a_markdown_table_in_the_answer_is_checked_row_by_row(bundled_scorer):
+    response = (
+        "Here is a comparison:\n\n| Plan | Price | Seats |\n|---|---|---|\n"
+        "| Pro | $20 | 5 |\n| Team | $50 | 20 |"
+    )
+    pro = "The Pro plan costs {} per month and includes 5 seats."
+    team = "The Team plan costs $50 per month and includes 20 seats."
+    r = bundled_scorer.score(response, [pro.format("$20"), team])
+    assert [(c.claim, c.verdict) for c in r.claims] == [
+        ("Plan Pro: price $20; seats 5.", "yes"),
+        ("Plan Team: price $50; seats 20.", "yes"),
+    ]
+    assert response[r.claims[0].start : r.claims[0].end] == "| Pro | $20 | 5 |"
+    r = bundled_scorer.score(response, [pro.format("$25"), team])
+    assert [c.verdict for c in r.claims] == ["no", "yes"]
+    assert r.claims[0].evidence.doc_index == 0  # the Pro plan's price, not the Team plan's

@@ -42,7 +42,7 @@ _NOT_ACRONYMS = frozenset(
 )
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def align_premise(premise: str, hypothesis: str) -> str:
     """``premise`` with the hypothesis's wording of equivalent quantities and names."""
     edits = _quantity_edits(premise, hypothesis) + _alias_edits(premise, hypothesis)
