@@ -179,3 +179,22 @@ def test_distillation_end_to_end_on_a_tiny_slice(tmp_path, tiny_model_dir):
     table = TeacherProbs.load(out / "teacher_probs.npz")
     assert len(table.keys) >= summary["rows_total"] - 5  # one entry per distinct pair
     assert (out / "model" / "config.json").is_file()
+
+
+def test_time_budget_stops_with_a_checkpoint_and_the_same_command_resumes(tmp_path, tiny_model_dir):
+    from nli_faith.cli import main
+
+    rows = [{"premise": f"Row {i} is here.", "hypothesis": f"Row {i} exists.",
+             "label": "entailment"} for i in range(16)]  # fmt: skip
+    train = write_jsonl(tmp_path / "train.jsonl", rows)
+    out = tmp_path / "run"
+    argv = [
+        "train", "--base-model", str(tiny_model_dir), "--train", str(train), "-o", str(out),
+        "--batch-size", "4", "--max-steps", "4", "--save-steps", "100", "--device", "cpu",
+    ]  # fmt: skip
+    assert main([*argv, "--time-budget", "0.001"]) == 0
+    assert (out / "checkpoints" / "checkpoint-1").is_dir()  # stopped after one step, saved
+    assert not (out / "model").exists()
+    assert main(argv) == 0
+    summary = json.loads((out / "train_summary.json").read_text())
+    assert summary["resumed_from"].endswith("checkpoint-1") and summary["global_steps"] == 4

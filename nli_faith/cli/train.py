@@ -80,6 +80,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="with a teacher: add N unlabelled pairs made from the training premises",
     )
+    p.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop after this much training, with a checkpoint; the same command resumes",
+    )
     p.add_argument("--save-steps", type=int, default=500)
     p.add_argument("--logging-steps", type=int, default=50)
     p.add_argument("--eval-limit", type=int, default=None, help="rows per eval file")
@@ -121,8 +128,16 @@ def run(args: argparse.Namespace) -> int:
         teacher_probs=args.teacher_probs,
         distill_alpha=args.distill_alpha,
         unlabelled=args.unlabelled,
+        time_budget_s=args.time_budget,
     )
     summary = train(cfg)
+    if summary.get("stopped_by_time_budget"):
+        print(
+            f"stopped by --time-budget at step {summary['global_steps']}; "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 0
     print(
         f"trained {summary['global_steps']} steps on {summary['rows_total']:,} rows "
         f"in {summary['wall_seconds_this_run']:.0f} s; model in {args.output_dir}/model",

@@ -78,6 +78,9 @@ class TrainConfig:
     distill_alpha: float = 0.5
     #: Unlabelled pairs made from the training premises, labelled by the teacher only.
     unlabelled: int = 0
+    #: Stop (after saving a checkpoint) once this many seconds of training have passed;
+    #: the same command resumes. For machines lent by the call (10-minute calls).
+    time_budget_s: float | None = None
 
 
 def _key(text: str) -> str:
@@ -225,6 +228,26 @@ def _make_trainer_cls():
     return NLITrainer
 
 
+def _time_budget_cls():
+    from transformers import TrainerCallback
+
+    class TimeBudget(TrainerCallback):
+        """Stop and save once ``seconds`` of training have passed."""
+
+        def __init__(self, seconds: float) -> None:
+            self.seconds = seconds
+            self.start = time.time()
+            self.stopped = False
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if time.time() - self.start >= self.seconds:
+                control.should_training_stop = True
+                control.should_save = True
+                self.stopped = True
+
+    return TimeBudget
+
+
 def dev_accuracy(pred) -> dict[str, float]:
     """Development accuracy: 3-way exact, binary not-entailed = anything but entailment."""
     logits, labels = pred.predictions, pred.label_ids
@@ -339,9 +362,10 @@ def train(cfg: TrainConfig) -> dict:
         kwargs.pop("warmup_steps")
         kwargs["warmup_ratio"] = cfg.warmup_ratio
     args = TrainingArguments(**kwargs)
+    callbacks_budget = [_time_budget_cls()(cfg.time_budget_s)] if cfg.time_budget_s else []
     trainer_cls = _make_trainer_cls()
     trainer_cls.distill_alpha = cfg.distill_alpha
-    callbacks = []
+    callbacks = list(callbacks_budget)
     if dev_ds and cfg.early_stopping_patience > 0:
         from transformers import EarlyStoppingCallback
 
@@ -361,6 +385,19 @@ def train(cfg: TrainConfig) -> dict:
         logger.info("resuming from %s", last)
     trainer.train(resume_from_checkpoint=last)
     train_seconds = time.time() - t0
+    if callbacks_budget and callbacks_budget[0].stopped:
+        logger.warning(
+            "time budget of %.0f s reached at step %d; checkpoint saved, run the same "
+            "command again to resume",
+            cfg.time_budget_s,
+            trainer.state.global_step,
+        )
+        return {
+            "stopped_by_time_budget": True,
+            "global_steps": trainer.state.global_step,
+            "rows_total": len(rows),
+            "wall_seconds_this_run": round(train_seconds, 1),
+        }
 
     final = out / "model"
     if cfg.save_fp16:
