@@ -294,7 +294,10 @@ def train(cfg: TrainConfig) -> dict:
         if missing:
             logger.warning("%d of %d rows have no teacher probability", missing, len(rows))
 
-    tokenizer = AutoTokenizer.from_pretrained(cfg.base_model)
+    from nli_faith.nli.registry import resolve_model
+
+    base = resolve_model(cfg.base_model).path  # a registry name, a local folder or a hub id
+    tokenizer = AutoTokenizer.from_pretrained(base)
 
     def encode(part: list[NLIExample], soft=None) -> list[dict]:
         if not part:
@@ -315,7 +318,7 @@ def train(cfg: TrainConfig) -> dict:
     ds = encode(rows, teacher)
     dev_ds = encode(dev_rows, np.full((len(dev_rows), 3), np.nan) if distilling else None)
     model = AutoModelForSequenceClassification.from_pretrained(
-        cfg.base_model,
+        base,
         dtype=torch.float32,
         num_labels=3,
         id2label=dict(enumerate(LABELS3)),
