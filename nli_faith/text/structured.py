@@ -67,6 +67,7 @@ _MAX_TITLE_CHARS = 100
 #: ``key: value`` lines: longest key (words) and value (characters).
 _KV_MAX_KEY_WORDS = 5
 _KV_MAX_VALUE_CHARS = 80
+_KV_MAX_VALUE_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -537,13 +538,17 @@ def _table_statements(
             continue
         first = cells[0]
         label = first.text
-        if names and names[0] and label and not _NUMBER_VALUE_RE.fullmatch(label):
+        period = label if _is_period(label) else ""
+        if period:  # "| 2023 | 383.3 |": the row is a year, its values are "in 2023"
+            label = ""
+        elif names and names[0] and label and not _NUMBER_VALUE_RE.fullmatch(label):
             generic = names[0].lower() in ("", "name", "item", "#", "no", "id")
             label = label if generic else f"{names[0]} {label}"
         fields = []
         for (name, col_unit), cell in zip(columns[1:], cells[1:]):
             if cell.text:
                 value = (col_unit if col_unit != _Unit() else unit).apply(cell.text)
+                value = f"{value} in {period}" if period else value
                 fields.append((name or "value", value, cell.start, cell.end))
         rec_title = _join_parts(title, label)
         if fields:
@@ -772,6 +777,8 @@ def _kv_line(text: str, start: int, end: int) -> tuple[str, str, int, int] | Non
     key, value = m.group("key").strip(), m.group("value").strip()
     if len(key.split()) > _KV_MAX_KEY_WORDS or len(value) > _KV_MAX_VALUE_CHARS:
         return None
+    if len(value.split()) > _KV_MAX_VALUE_WORDS or value.endswith(("?", "!")):
+        return None  # a line of dialogue or an FAQ, not a field
     if re.search(r"[.!?]\s+\S", value) or value.startswith(("{", "[")):
         return None  # a sentence (or JSON) after the colon, not a value
     if re.match(r"https?$", key, re.I):
@@ -795,7 +802,8 @@ def _kv_blocks(text: str) -> Iterator[StructuredBlock]:
         while j < len(lines) and (kv := _kv_line(text, *lines[j])) is not None:
             fields.append((kv, lines[j]))
             j += 1
-        if len(fields) >= 2:
+        sentences = sum(text[slice(*span)].rstrip().endswith(".") for _, span in fields)
+        if len(fields) >= 2 and 2 * sentences <= len(fields):  # not a transcript of sentences
             title, t_start = _title_before(text, lines[i][0])
             title, unit = _split_title(title)
             start = lines[i][0] + len(text[slice(*lines[i])]) - len(text[slice(*lines[i])].lstrip())
