@@ -606,9 +606,10 @@ def _differs(q: Quantity, have: tuple[Quantity, ...]) -> bool:
     same = [c for c in have if c.kind == "quantity" and c.dimension == q.dimension]
     if not same:
         return False
+    # "300 employees in Germany and 500 in France" states 500 too, without the noun
+    if any(c.kind == "quantity" and equivalent(q, c) for c in have):
+        return False
     for c in same:
-        if equivalent(q, c):
-            return False
         if c.hedge:  # the context is itself vague: only a clear gap counts
             lo, hi = c.value * (1 - APPROX_TOLERANCE), c.value * (1 + APPROX_TOLERANCE)
             if lo <= q.value <= hi:
