@@ -194,7 +194,7 @@ _NUMBER_VALUE_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
 
 @dataclass(frozen=True)
-class _Unit:
+class _ValueFormat:
     """How values of a block read: "$" + value + " billion" + "%"."""
 
     prefix: str = ""
@@ -206,11 +206,11 @@ class _Unit:
         return f"{self.prefix}{value.strip()}{self.suffix}"
 
 
-def _split_title(title: str) -> tuple[str, _Unit]:
-    """ "AAPL revenue (USD bn)" -> ("AAPL revenue", _Unit("$", " billion"))."""
+def _split_title(title: str) -> tuple[str, _ValueFormat]:
+    """ "AAPL revenue (USD bn)" -> ("AAPL revenue", _ValueFormat("$", " billion"))."""
     m = _UNIT_PAREN_RE.search(title)
     if not m:
-        return title, _Unit()
+        return title, _ValueFormat()
     prefix, scale, rest = "", "", []
     for tok in re.split(r"[\s,/]+", m.group(1).strip()):
         low = tok.lower()
@@ -225,11 +225,11 @@ def _split_title(title: str) -> tuple[str, _Unit]:
         elif low.isalpha() and len(low) > 2 and not rest:
             rest.append(" " + tok)  # a unit word: "(hours)" -> "72 hours"
         else:
-            return title, _Unit()  # something we do not understand: keep the brackets
+            return title, _ValueFormat()  # something we do not understand: keep the brackets
     suffix = (" " + scale if scale else "") + "".join(rest)
     if not prefix and not suffix:
-        return title, _Unit()
-    return title[: m.start()].rstrip(), _Unit(prefix, suffix)
+        return title, _ValueFormat()
+    return title[: m.start()].rstrip(), _ValueFormat(prefix, suffix)
 
 
 def _humanise_key(key: str) -> str:
@@ -264,7 +264,7 @@ def _record(
     start: int,
     end: int,
     *,
-    unit: _Unit = _Unit(),  # noqa: B008 - frozen
+    unit: _ValueFormat = _ValueFormat(),  # noqa: B008 - frozen
 ) -> list[Statement]:
     """Statements of one record: ``fields`` are ``(key, value, start, end)``."""
     fields = [(k, unit.apply(v), s, e) for k, v, s, e in fields if v.strip()]
@@ -416,7 +416,7 @@ def _is_scalar(node: _Node) -> bool:
 
 
 def _json_statements(
-    text: str, node: _Node, title: str, start: int, unit: _Unit
+    text: str, node: _Node, title: str, start: int, unit: _ValueFormat
 ) -> list[Statement]:
     if isinstance(node.value, dict):
         scalars = [(k, n, ks) for k, n, ks in node.members if _is_scalar(n)]
@@ -547,7 +547,7 @@ def _table_statements(
         fields = []
         for (name, col_unit), cell in zip(columns[1:], cells[1:]):
             if cell.text:
-                value = (col_unit if col_unit != _Unit() else unit).apply(cell.text)
+                value = (col_unit if col_unit != _ValueFormat() else unit).apply(cell.text)
                 value = f"{value} in {period}" if period else value
                 fields.append((name or "value", value, cell.start, cell.end))
         rec_title = _join_parts(title, label)
@@ -556,7 +556,6 @@ def _table_statements(
     return out
 
 
-_PIPE_ROW_RE = re.compile(r"[ \t]*\|.*\|[ \t]*\r?$|[^|\n]*\|[^\n]*")
 _SEPARATOR_RE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*(?::?-{3,}:?[ \t]*)?\r?$")
 
 
@@ -733,7 +732,7 @@ def _csv_width(text: str, span: tuple[int, int], delim: str) -> int:
     return len(next(csv.reader([line], delimiter=delim)))
 
 
-def _looks_tabular(text: str, spans: list[tuple[int, int], ...], delim: str) -> bool:
+def _looks_tabular(text: str, spans: list[tuple[int, int]], delim: str) -> bool:
     """Short cells, a header without numbers, a number somewhere below, no prose lines."""
     rows = [next(csv.reader([text[s:e]], delimiter=delim)) for s, e in spans]
     cells = [c.strip() for row in rows for c in row]
