@@ -108,6 +108,10 @@ def number_support_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
 # its tolerance (see :func:`equivalent`). Identifiers (iPhone 15, Section 4.2, COVID-19,
 # #1234), years, times of day and list markers are not quantities: they only ever match
 # the same number, and never count as a differing value.
+#
+# The unit table is our own on purpose: pint converts units but knows nothing of hedges,
+# number words, fractions or identifiers, and quantulum3 brings a trained classifier and
+# its dependencies for the same few dozen units; what is needed here is small and exact.
 
 #: A hedged number ("about 40%") holds values within this share of it; "nearly" and
 #: "almost" from below only (39.6% is "nearly 40%", 40.4% is not), "just over" from above.
