@@ -20,6 +20,10 @@ from nli_faith.errors import (
 RESPONSE_FIELDS = ("response", "actual_output", "answer")
 CONTEXT_FIELDS = ("context", "retrieval_context", "retrieved_contexts", "contexts")
 QUESTION_FIELDS = ("question", "input", "user_input", "query")
+#: A reference (ground-truth) answer: plain/RAGAS ``reference`` or ``ground_truth``,
+#: DeepEval ``expected_output``. Optional; it splits unsupported claims into
+#: hallucination and self-knowledge (``FaithfulnessScorer.check_reference``).
+REFERENCE_FIELDS = ("reference", "ground_truth", "expected_output")
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class Record:
     response: str
     context: list[str]
     question: str | None = None
+    reference: str | None = None  # reference answer; blank counts as none
 
 
 def _first(rec: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:
@@ -109,7 +114,7 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
 
     Example:
         >>> parse_record({"actual_output": "It is blue.", "retrieval_context": ["Sky: blue."]})
-        Record(response='It is blue.', context=['Sky: blue.'], question=None)
+        Record(response='It is blue.', context=['Sky: blue.'], question=None, reference=None)
     """
     if isinstance(rec, Record):
         return rec
@@ -130,7 +135,15 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
         raise RecordError(
             E_RESPONSE_TYPE.format(field=q_field, type_name=type(question).__name__), field=q_field
         )
-    out = Record(response, as_context(context, field=c_field), question)
+    ref_field, reference = _first(rec, REFERENCE_FIELDS)
+    if reference is not None and not isinstance(reference, str):
+        raise RecordError(
+            E_RESPONSE_TYPE.format(field=ref_field, type_name=type(reference).__name__),
+            field=ref_field,
+        )
+    if reference is not None and not reference.strip():
+        reference = None
+    out = Record(response, as_context(context, field=c_field), question, reference)
     if limits is not None:
         limits.check(out, response_field=r_field, context_field=c_field)
     return out

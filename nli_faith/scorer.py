@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ from nli_faith.records import Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
+from nli_faith.scoring.reference import explain_reference, reference_label, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
 from nli_faith.scoring.verdicts import (
     DEFAULT_CONTRADICT_THRESHOLD,
@@ -198,7 +199,11 @@ class FaithfulnessScorer:
         )
 
     def _plan(self, response: str, context: str | Sequence[str]) -> tuple[list, list, np.ndarray]:
-        claims = self.splitter.split(response)
+        return self._plan_claims(self.splitter.split(response), context)
+
+    def _plan_claims(
+        self, claims: list[Claim], context: str | Sequence[str]
+    ) -> tuple[list, list, np.ndarray]:
         docs = as_context(context)
         chunks = self.chunk(docs, claims) if claims else []
         if self.prefilter is not None and claims and chunks:
@@ -362,15 +367,25 @@ class FaithfulnessScorer:
     # -- facade -----------------------------------------------------------------
 
     def score(
-        self, response: str, context: str | Sequence[str], question: str | None = None
+        self,
+        response: str,
+        context: str | Sequence[str],
+        question: str | None = None,
+        *,
+        reference: str | None = None,
     ) -> FaithfulnessResult:
         """Score one response against its context (a string or one string per document).
 
         ``question`` is accepted for API symmetry with RAG evaluators; the
-        score depends only on the response and the context.
+        score depends only on the response and the context. With a ``reference``
+        answer, the claims the context does not support are also labelled
+        hallucination or self-knowledge (:meth:`check_reference`).
         """
-        rec = parse_record({"response": response, "context": context, "question": question})
-        return self.aggregate(self.matrix(rec.response, rec.context))
+        rec = parse_record(
+            {"response": response, "context": context, "question": question, "reference": reference}
+        )
+        result = self.aggregate(self.matrix(rec.response, rec.context))
+        return self.check_reference([result], [rec.reference])[0]
 
     def score_batch(
         self,
@@ -381,23 +396,79 @@ class FaithfulnessScorer:
         """Score many records in one pass over the model (pairs sorted and deduplicated globally).
 
         A record that cannot be parsed or scored yields a result whose ``error``
-        names the problem; the other records are still scored.
+        names the problem; the other records are still scored. Records with a
+        reference answer (``reference``, ``ground_truth``, ``expected_output``) get a
+        second pass, for all of them together: :meth:`check_reference`.
         """
         records = list(records)
         plans: list[tuple[list, list, np.ndarray] | None] = []
         errors: dict[int, str] = {}
+        references: list[str | None] = []
         for k, rec in enumerate(records):
             try:
                 r = parse_record(rec)
                 plans.append(self._plan(r.response, r.context))
+                references.append(r.reference)
             except NliFaithError as err:
                 errors[k] = str(err)
                 plans.append(None)
+                references.append(None)
         good = [p for p in plans if p is not None]
         matrices = iter(self._fill(good, show_progress_bar))
         out = []
         for k, plan in enumerate(plans):
             out.append(error_result(errors[k]) if plan is None else self.aggregate(next(matrices)))
+        return self.check_reference(out, references)
+
+    def check_reference(
+        self, results: Sequence[FaithfulnessResult], references: Sequence[str | None]
+    ) -> list[FaithfulnessResult]:
+        """Label each claim the context does not support by a reference answer (RAGChecker).
+
+        Every claim of ``results[k]`` whose verdict is not ``yes`` is scored against
+        ``references[k]`` exactly as against a context (the reference is one more
+        premise set, chunked the same way; one model pass for all results): a claim the
+        reference supports is ``self_knowledge``, any other is ``hallucination``. The
+        result gains ``hallucination_rate`` and ``self_knowledge_rate`` (shares of all
+        its claims) and a sentence in its reason. A ``None`` reference, an error result
+        or one with no claims is returned unchanged.
+
+        Example:
+            >>> scorer = FaithfulnessScorer(device="cpu")
+            >>> r = scorer.score("The Eiffel Tower is in Paris. It was finished in 1889.",
+            ...                  "The Eiffel Tower is a landmark in Paris.")
+            >>> r = scorer.check_reference([r], ["The tower was completed in 1889."])[0]
+            >>> [c.reference_label for c in r.claims], r.self_knowledge_rate
+            ([None, 'self_knowledge'], 0.5)
+        """
+        todo: list[tuple[int, list[int]]] = []
+        plans = []
+        for k, (res, ref) in enumerate(zip(results, references, strict=True)):
+            if ref is None or res.error is not None or not res.claims:
+                continue
+            idx = [i for i, c in enumerate(res.claims) if c.verdict != "yes"]
+            todo.append((k, idx))
+            if idx:
+                claims = [
+                    Claim(res.claims[i].claim, res.claims[i].start, res.claims[i].end) for i in idx
+                ]
+                plans.append(self._plan_claims(claims, [ref]))
+        checked = iter(self._fill(plans, False))
+        out = list(results)
+        for k, idx in todo:
+            labels: list = [None] * len(out[k].claims)
+            if idx:
+                verdicts = self.aggregate(next(checked)).claims
+                for i, v in zip(idx, verdicts):
+                    labels[i] = reference_label(v.verdict)
+            rates = reference_rates(labels)
+            out[k] = replace(
+                out[k],
+                claims=[replace(c, reference_label=lab) for c, lab in zip(out[k].claims, labels)],
+                hallucination_rate=rates.hallucination_rate,
+                self_knowledge_rate=rates.self_knowledge_rate,
+                reason=f"{out[k].reason} {explain_reference(rates)}",
+            )
         return out
 
 
