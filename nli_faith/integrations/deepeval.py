@@ -190,14 +190,14 @@ class NLIFaithfulnessMetric(BaseMetric):
                 "with no claims (empty_score)."
             )
         formula = "strict" if self.penalize_ambiguous_claims else "lenient"
-        parts = [f"The score is {self.score:.2f} ({formula} formula). {result.reason}"]
+        parts = [f"The score is {self.score:.2f} ({formula} formula)."]
         if not self.penalize_ambiguous_claims and result.lenient != result.strict:
             parts.append(
                 f"Warning: the lenient score {result.lenient:.2f} counts the {result.n_idk} "
                 f"claim(s) not found in the context as faithful; the strict score is "
                 f"{result.strict:.2f} (penalize_ambiguous_claims=True)."
             )
-        return " ".join(parts)
+        return " ".join([*parts, result.reason])
 
 
 def _record(test_case: LLMTestCase) -> dict[str, Any]:
