@@ -116,7 +116,7 @@ def test_each_kind_of_record(bundled_scorer, monkeypatch):
     assert same == plain  # the reference changes nothing but the new fields and the reason
     assert sk.reason.startswith(plain.reason)
 
-    assert bad.error == "field 'reference' must be a string, got int."
+    assert bad.error == "RecordError: field 'reference' must be a string, got int."
 
 
 def test_score_takes_a_reference(bundled_scorer):

@@ -157,7 +157,7 @@ class NLIFaithfulnessMetric(BaseMetric):
     def _finish(self, result: FaithfulnessResult) -> None:
         if result.error is not None:
             self.error = result.error
-            raise RecordError(result.error)
+            raise RecordError(result.error.removeprefix("RecordError: "))
         self.error = None
         self.evaluation_cost = 0.0  # no LLM call
         self.result = result

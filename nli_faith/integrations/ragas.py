@@ -148,7 +148,7 @@ class NLIFaithfulness(SingleTurnMetric):
 
     def _value(self, result: FaithfulnessResult) -> float:
         if result.error is not None:
-            raise RecordError(result.error)
+            raise RecordError(result.error.removeprefix("RecordError: "))
         value = getattr(result, self.score_type)
         return float("nan") if value is None else float(value)
 
