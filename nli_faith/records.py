@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nli_faith.errors import (
@@ -186,4 +186,6 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
     out = Record(_valid_text(response), docs, question, reference)
     if limits is not None:
         limits.check(out, response_field=r_field, context_field=c_field)
+        if reference is not None:  # a reference answer is held to the response's limit
+            limits.check(replace(out, response=reference), response_field=ref_field)
     return out

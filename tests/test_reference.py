@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO, write_jsonl
 
 from nli_faith.errors import RecordError
-from nli_faith.records import parse_record
+from nli_faith.records import Limits, parse_record
 from nli_faith.scoring.reference import explain_reference, reference_label, reference_rates
 
 CONTEXT = ["The Eiffel Tower is a wrought-iron landmark in Paris."]
@@ -152,3 +152,11 @@ def test_cli_reports_rates_only_when_there_is_a_reference(tmp_path):
         "claims hallucinated": "1",
         "claims self-knowledge": "1",
     }
+
+
+def test_reference_is_held_to_the_response_limit():
+    rec = {"response": "It is 1889.", "context": CONTEXT, "reference": "x" * 20}
+    with pytest.raises(RecordError, match="field 'reference' is too long: 20 characters") as info:
+        parse_record(rec, limits=Limits(max_response_chars=19, max_context_chars=None))
+    assert info.value.field == "reference"
+    assert parse_record(rec, limits=Limits(max_response_chars=60)).reference == "x" * 20
