@@ -230,3 +230,17 @@ def test_telemetry_off_and_missing_extra_message():
     proc = subprocess.run([sys.executable, "-c", blocked], env=env, capture_output=True, text=True)
     assert proc.returncode == 1
     assert 'Install it with: pip install "nli-faith[deepeval]"' in proc.stderr
+
+
+def test_batcher_survives_a_loop_stopped_mid_batch(bundled_scorer):
+    from nli_faith.integrations.batching import Batcher
+
+    batcher = Batcher(bundled_scorer)
+    record = {"response": "Paris is in France.", "context": "Paris is the capital of France."}
+    old = asyncio.new_event_loop()
+    old.run_until_complete(asyncio.sleep(0))
+    old.create_task(batcher.ascore(record))
+    old.run_until_complete(asyncio.sleep(0))  # queued; the loop stops before the flush
+    old.close()
+    result = asyncio.run(asyncio.wait_for(batcher.ascore(record), timeout=30))
+    assert result.claims[0].verdict == "yes"

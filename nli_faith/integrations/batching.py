@@ -139,7 +139,8 @@ class Batcher:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._pending.append((record_key(record), record, future))
-        if self._flusher is None or self._flusher.done():
+        flusher = self._flusher
+        if flusher is None or flusher.done() or flusher.get_loop() is not loop:
             self._flusher = loop.create_task(self._flush_when_settled())
         return await future
 
@@ -149,7 +150,9 @@ class Batcher:
             await asyncio.sleep(0)
             quiet = quiet + 1 if len(self._pending) == seen else 0
             seen = len(self._pending)
-        batch, self._pending = self._pending, []
+        loop = asyncio.get_running_loop()  # records left by a loop that stopped are dropped
+        batch = [p for p in self._pending if p[2].get_loop() is loop and not p[2].done()]
+        self._pending = []
         try:
             results = self.score_many([rec for _, rec, _ in batch])
         except Exception as err:  # hand the error to every waiting caller
