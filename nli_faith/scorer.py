@@ -17,6 +17,14 @@ import numpy as np
 from nli_faith.errors import E_EARLY_EXIT_THRESHOLD, E_PREFILTER_TOP_K_ALONE, NliFaithError
 from nli_faith.records import Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.scoring.bands import (
+    DEFAULT_BAND_HIGH,
+    DEFAULT_BAND_LOW,
+    BandThresholds,
+    assign_bands,
+    nearest_entailment,
+)
+from nli_faith.scoring.candidates import top_chunks
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
 from nli_faith.scoring.scores import compute_scores, explain
@@ -110,6 +118,15 @@ class FaithfulnessScorer:
             matrix cannot be re-aggregated with a higher ``entail_threshold``. With torch
             the two rounds batch pairs differently, so probabilities can move by padding
             noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
+        band_high: confidence band (``ClaimVerdict.band``): a ``yes`` whose best entailment,
+            or a ``no`` whose best contradiction, reaches this is settled (default 0.9).
+        band_low: an ``idk`` is settled as ``not_found`` when no chunk's entailment or
+            contradiction reaches this (default 0.1). Claims in neither band are
+            ``uncertain``: the ones worth sending to an LLM judge (``nli_faith.judge``).
+            The defaults were chosen on a design half of human claim labels
+            (``python -m benchmarks.cascade``). With ``early_exit`` a supported claim's
+            entailment may come from a lesser chunk, so it can be ``uncertain`` where the
+            full scan would settle it (more escalation, never less).
 
     Example:
         >>> scorer = FaithfulnessScorer(device="cpu")
@@ -143,6 +160,8 @@ class FaithfulnessScorer:
         prefilter_top_k: int | None = None,
         prefilter_model: str | None = None,
         early_exit: bool = False,
+        band_high: float = DEFAULT_BAND_HIGH,
+        band_low: float = DEFAULT_BAND_LOW,
     ) -> None:
         from nli_faith.nli.model import NLIModel
 
@@ -173,6 +192,7 @@ class FaithfulnessScorer:
             keep_overlap=self.contradiction_overlap,
         )
         self.early_exit = early_exit
+        self.bands = BandThresholds(high=band_high, low=band_low)
 
     # -- the expensive part ---------------------------------------------------
 
@@ -285,8 +305,10 @@ class FaithfulnessScorer:
         *,
         entail_threshold: float | None = None,
         contradict_threshold: float | None = None,
+        band_high: float | None = None,
+        band_low: float | None = None,
     ) -> FaithfulnessResult:
-        """Verdicts, scores and reason from a matrix; thresholds default to the scorer's."""
+        """Verdicts, bands, scores and reason from a matrix; thresholds default to the scorer's."""
         entail_threshold = self.entail_threshold if entail_threshold is None else entail_threshold
         if m.settled_at is not None and entail_threshold > m.settled_at:
             raise ValueError(
@@ -311,13 +333,24 @@ class FaithfulnessScorer:
         )
         verdicts = list(d.verdicts)
         scores = compute_scores(verdicts, d.p_entail)
+        thresholds = BandThresholds(
+            high=self.bands.high if band_high is None else band_high,
+            low=self.bands.low if band_low is None else band_low,
+        )
+        bands = assign_bands(
+            d.verdicts,
+            d.p_entail,
+            d.p_contradict,
+            nearest_entailment(m.probs, m.mask),
+            thresholds=thresholds,
+        )
         claims_out = []
+        spans = [(c.doc_index, c.start, c.end) for c in m.chunks]
         for i, claim in enumerate(m.claims):
             j = int(d.evidence_chunk[i])
             ev = None
             if j >= 0 and m.chunks:
-                c = m.chunks[j]
-                ev = Evidence(text=c.text, doc_index=c.doc_index, start=c.start, end=c.end)
+                ev = _evidence(m.chunks[j])
             claims_out.append(
                 ClaimVerdict(
                     claim=claim.text,
@@ -327,6 +360,13 @@ class FaithfulnessScorer:
                     p_entail=round(float(d.p_entail[i]), 4),
                     p_contradict=round(float(d.p_contradict[i]), 4),
                     evidence=ev,
+                    band=str(bands[i]),
+                    settled=bool(bands[i] != "uncertain"),
+                    candidates=(
+                        []
+                        if bands[i] != "uncertain"
+                        else [_evidence(m.chunks[j]) for j in top_chunks(m.probs, m.mask, spans, i)]
+                    ),
                 )
             )
         return FaithfulnessResult(
@@ -339,6 +379,7 @@ class FaithfulnessScorer:
             n_idk=scores.n_idk,
             reason=explain(scores, verdicts, [c.text for c in m.claims]),
             claims=claims_out,
+            n_uncertain=int((bands == "uncertain").sum()),
         )
 
     # -- presets ----------------------------------------------------------------
@@ -399,6 +440,10 @@ class FaithfulnessScorer:
         for k, plan in enumerate(plans):
             out.append(error_result(errors[k]) if plan is None else self.aggregate(next(matrices)))
         return out
+
+
+def _evidence(chunk: Chunk) -> Evidence:
+    return Evidence(text=chunk.text, doc_index=chunk.doc_index, start=chunk.start, end=chunk.end)
 
 
 def error_result(message: str) -> FaithfulnessResult:
