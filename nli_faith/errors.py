@@ -117,7 +117,9 @@ E_MERGE_VERDICT = (
     "{path}:{line}: verdict {verdict!r} is not one of 'yes', 'no', 'idk'; "
     "the claim is not merged (an unreadable verdict never counts as supported)."
 )
-E_MERGE_DUPLICATE = "{path}:{line}: claim {claim_index} of record line {record_line} is judged twice."
+E_MERGE_DUPLICATE = (
+    "{path}:{line}: claim {claim_index} of record line {record_line} is judged twice."
+)
 E_MERGE_CLAIM_TEXT = (
     "{path}:{line}: the claim text differs from claim {claim_index} of record line "
     "{record_line} in the scored file; was the judged file made from another scored file?"

@@ -43,9 +43,7 @@ def top_chunks(
         if score[j] < 0 or len(chosen) >= k:
             break
         d, s, e = spans[j]
-        inside = any(
-            spans[c][0] == d and spans[c][1] <= s and e <= spans[c][2] for c in chosen
-        )
+        inside = any(spans[c][0] == d and spans[c][1] <= s and e <= spans[c][2] for c in chosen)
         if not inside:
             chosen.append(int(j))
     return chosen
