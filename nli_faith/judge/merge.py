@@ -74,7 +74,7 @@ def apply_outcomes(
         result,
         lenient=scores.lenient,
         strict=scores.strict,
-        soft=scores.soft,
+        soft=result.soft,  # a judge gives no probability: soft stays the NLI one
         n_claims=scores.n_claims,
         n_yes=scores.n_yes,
         n_no=scores.n_no,

@@ -66,7 +66,7 @@ def nearest_entailment(probs: np.ndarray, mask: np.ndarray | None = None) -> np.
 
     Example:
         >>> m = np.array([[[0.2, 0.7, 0.1], [0.6, 0.3, 0.1]]])
-        >>> nearest_entailment(m, np.array([[True, False]])).round(2).tolist()
+        >>> [round(float(x), 2) for x in nearest_entailment(m, np.array([[True, False]]))]
         [0.2]
     """
     probs = np.asarray(probs, dtype=np.float32)
