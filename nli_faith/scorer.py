@@ -119,9 +119,9 @@ class FaithfulnessScorer:
             the two rounds batch pairs differently, so probabilities can move by padding
             noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
         band_high: confidence band (``ClaimVerdict.band``): a ``yes`` whose best entailment,
-            or a ``no`` whose best contradiction, reaches this is settled (default 0.9).
+            or a ``no`` whose best contradiction, reaches this is settled (default 0.99).
         band_low: an ``idk`` is settled as ``not_found`` when no chunk's entailment or
-            contradiction reaches this (default 0.1). Claims in neither band are
+            contradiction reaches this (default 0.3). Claims in neither band are
             ``uncertain``: the ones worth sending to an LLM judge (``nli_faith.judge``).
             The defaults were chosen on a design half of human claim labels
             (``python -m benchmarks.cascade``). With ``early_exit`` a supported claim's

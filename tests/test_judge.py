@@ -28,11 +28,18 @@ from nli_faith.judge import (
 from nli_faith.scoring.bands import BandThresholds, assign_bands, nearest_entailment
 
 KEY = "sk-test-SECRET-4711"
-#: One supported claim, one about nothing in the context, one half-way (uncertain).
-RESPONSE = "The warranty lasts two years. Our founder likes jazz. We were founded in Paris."
-CONTEXT = ["The warranty lasts two years. Our office is in France."]
+#: Claims: supported (settled), about nothing in the context (settled), and two the model
+#: is unsure of: a "yes" at P(entail) ~0.8 and a "no" at P(contradict) ~0.72 (a paraphrase
+#: the small model misreads: the kind of claim worth a judge).
+RESPONSE = (
+    "Our office is in France. Our founder likes jazz. The company is based in Europe. "
+    "Repairs are done in-house."
+)
+CONTEXT = [
+    "Our office is in France. The company sells bicycles and repairs them in its own workshop."
+]
 QUESTION = "Tell me about the company."
-UNCERTAIN = "We were founded in Paris."
+EUROPE, REPAIRS = "The company is based in Europe.", "Repairs are done in-house."
 
 
 @pytest.fixture(scope="module")
@@ -95,15 +102,16 @@ def test_band_functions_and_doctests():
 
 def test_scorer_gives_bands_without_changing_verdicts(bundled_scorer):
     r = bundled_scorer.score(RESPONSE, CONTEXT)
-    assert [c.band for c in r.claims] == ["supported", "not_found", "uncertain"]
-    assert [c.settled for c in r.claims] == [True, True, False]
-    assert r.n_uncertain == 1 and r.n_judged == 0
-    assert [bool(c.candidates) for c in r.claims] == [False, False, True]
+    assert [c.verdict for c in r.claims] == ["yes", "idk", "yes", "no"]
+    assert [c.band for c in r.claims] == ["supported", "not_found", "uncertain", "uncertain"]
+    assert [c.settled for c in r.claims] == [True, True, False, False]
+    assert r.n_uncertain == 2 and r.n_judged == 0
+    assert [bool(c.candidates) for c in r.claims] == [False, False, True, True]
     assert all(c.source == "nli" for c in r.claims)
     m = bundled_scorer.matrix(RESPONSE, CONTEXT)
     wide = bundled_scorer.aggregate(m, band_high=0.5, band_low=0.5)
     narrow = bundled_scorer.aggregate(m, band_high=1.0, band_low=0.0)
-    assert wide.n_uncertain == 0 and narrow.n_uncertain == 3
+    assert wide.n_uncertain == 0 and narrow.n_uncertain == 4
     assert [c.verdict for c in wide.claims] == [c.verdict for c in narrow.claims]
     assert [c.verdict for c in narrow.claims] == [c.verdict for c in r.claims]
     assert (wide.strict, wide.lenient) == (r.strict, r.lenient)
@@ -113,29 +121,31 @@ def test_scorer_gives_bands_without_changing_verdicts(bundled_scorer):
 
 
 def test_cascade_sends_only_uncertain_claims_and_recomputes(bundled_scorer, server, script):
-    script.reset(default="no")
+    script.reset(default="yes", per_claim={EUROPE: ["no"]})
     cascade = Cascade(bundled_scorer, judge=judge_for(server))
     before = bundled_scorer.score(RESPONSE, CONTEXT)
     r = cascade.score(RESPONSE, CONTEXT, question=QUESTION)
-    assert script.claims_sent() == [UNCERTAIN]
-    sent = script.requests[0]
+    assert sorted(script.claims_sent()) == sorted([EUROPE, REPAIRS])
+    sent = next(x for x in script.requests if x["claim"] == REPAIRS)
     assert sent["authorization"] == f"Bearer {KEY}"
     prompt = sent["body"]["messages"][1]["content"]
-    assert QUESTION in prompt and "Our office is in France." in prompt
+    assert QUESTION in prompt and "repairs them in its own workshop" in prompt
     assert "founder likes jazz" not in prompt  # only the claim, its evidence and the question
     assert sent["body"]["model"] == "fake-judge"
     assert [(c.verdict, c.source) for c in r.claims] == [
         ("yes", "nli"),
         ("idk", "nli"),
         ("no", "judge"),
+        ("yes", "judge"),
     ]
     assert r.claims[2].judge_reason == "judged no"
-    assert (r.n_yes, r.n_no, r.n_idk, r.n_judged, r.n_uncertain) == (1, 1, 1, 1, 1)
-    assert r.lenient == pytest.approx(2 / 3) and r.strict == pytest.approx(1 / 3)
+    assert (r.n_yes, r.n_no, r.n_idk, r.n_judged, r.n_uncertain) == (2, 1, 1, 2, 2)
+    assert (before.n_yes, before.n_no, before.strict, before.lenient) == (2, 1, 0.5, 0.75)
+    assert r.lenient == 0.75 and r.strict == 0.5
     assert r.soft == before.soft  # soft stays the NLI one
-    assert "1 contradicted" in r.reason and UNCERTAIN in r.reason
+    assert "Contradicted" in r.reason and EUROPE in r.reason and REPAIRS not in r.reason
     s = cascade.summary
-    assert (s.claims, s.settled, s.sent, s.answered, s.failed) == (3, 2, 1, 1, 0)
+    assert (s.claims, s.settled, s.sent, s.answered, s.failed) == (4, 2, 2, 2, 0)
     assert s.latency(50) is not None and "settled locally" in str(s)
 
 
@@ -146,12 +156,14 @@ def test_judge_failure_keeps_the_nli_verdict_and_is_never_yes(
     script.reset(default="malformed")
     cascade = Cascade(bundled_scorer, judge=judge_for(server), max_attempts=2, backoff=0.01)
     r = cascade.score(RESPONSE, CONTEXT, question=QUESTION)
-    claim = r.claims[2]
-    assert claim.verdict == "idk" and claim.source == "nli"
-    assert "2 attempts" in claim.judge_error and "JSON" in claim.judge_error
-    assert (r.n_yes, r.n_judged, r.n_judge_errors) == (1, 0, 1)
-    assert len(script.requests) == 2
-    assert cascade.summary.failed == 1 and cascade.summary.retries == 1
+    # each failed claim keeps its NLI verdict: the "no" does not become "yes"
+    assert [(c.verdict, c.source) for c in r.claims[2:]] == [("yes", "nli"), ("no", "nli")]
+    for claim in r.claims[2:]:
+        assert "2 attempts" in claim.judge_error and "JSON" in claim.judge_error
+    assert (r.n_yes, r.n_no, r.n_judged, r.n_judge_errors) == (2, 1, 0, 2)
+    assert (r.strict, r.lenient) == (0.5, 0.75)
+    assert len(script.requests) == 4
+    assert cascade.summary.failed == 2 and cascade.summary.retries == 2
     assert KEY not in caplog.text and "retrying" in caplog.text
 
 
@@ -217,9 +229,9 @@ def test_callable_judges_sync_and_async(bundled_scorer):
         return {"verdict": "YES", "reason": "async"}
 
     r = Cascade(bundled_scorer, judge=async_judge).score(RESPONSE, CONTEXT, QUESTION)
-    assert seen and seen[0][0] == UNCERTAIN and seen[0][2] == QUESTION
-    assert r.claims[2].verdict == "yes" and r.claims[2].judge_reason == "async"
-    assert r.strict == pytest.approx(2 / 3)
+    assert sorted(x[0] for x in seen) == sorted([EUROPE, REPAIRS]) and seen[0][2] == QUESTION
+    assert r.claims[3].verdict == "yes" and r.claims[3].judge_reason == "async"
+    assert r.strict == 0.75
 
     calls = []
 
@@ -229,7 +241,7 @@ def test_callable_judges_sync_and_async(bundled_scorer):
 
     cascade = Cascade(bundled_scorer, judge=broken, max_attempts=3, backoff=0.0)
     r = cascade.score(RESPONSE, CONTEXT)
-    assert len(calls) == 3 and r.claims[2].verdict == "idk" and r.claims[2].judge_error
+    assert len(calls) == 6 and r.claims[3].verdict == "no" and r.claims[3].judge_error
     with pytest.raises(TypeError, match="callable"):
         Cascade(bundled_scorer, judge="gpt-4").score(RESPONSE, CONTEXT)
 
@@ -261,7 +273,7 @@ def scored(tmp_path_factory):
                 "retrieval_context": CONTEXT,
             },
             "{not json",
-            {"id": "r3", "response": "The warranty lasts two years.", "context": CONTEXT},
+            {"id": "r3", "response": "Our office is in France.", "context": CONTEXT},
         ],
     )
     out = run_cli(
@@ -273,19 +285,22 @@ def scored(tmp_path_factory):
 
 def test_escalate_writes_only_uncertain_claims(scored):
     esc = [json.loads(x) for x in (scored / "esc.jsonl").read_text().splitlines()]
-    assert len(esc) == 1
-    e = esc[0]
-    assert (e["line"], e["id"], e["claim_index"], e["claim"]) == (1, "r1", 2, UNCERTAIN)
+    assert [(e["line"], e["id"], e["claim_index"], e["claim"]) for e in esc] == [
+        (1, "r1", 2, EUROPE),
+        (1, "r1", 3, REPAIRS),
+    ]
+    e = esc[1]
+    assert e["nli"]["verdict"] == "no" and e["nli"]["p_contradict"] > 0.5
     assert e["question"] == QUESTION and e["nli"]["band"] == "uncertain"
     assert e["retrieval_context"] == [x["text"] for x in e["evidence"]]
     assert {"text", "doc_index", "start", "end"} <= set(e["evidence"][0])
     lines = [json.loads(x) for x in (scored / "scored.jsonl").read_text().splitlines()]
-    assert lines[0]["n_uncertain"] == 1 and lines[0]["question"] == QUESTION
+    assert lines[0]["n_uncertain"] == 2 and lines[0]["question"] == QUESTION
     assert lines[2]["n_uncertain"] == 0
 
 
 def test_merge_cli_recomputes_and_names_bad_lines(scored):
-    esc = json.loads((scored / "esc.jsonl").read_text())
+    esc = json.loads((scored / "esc.jsonl").read_text().splitlines()[0])
     judged = write_jsonl(
         scored / "judged.jsonl",
         [
@@ -304,7 +319,14 @@ def test_merge_cli_recomputes_and_names_bad_lines(scored):
     r1, bad, r3 = merged
     assert r1["claims"][2]["verdict"] == "no" and r1["claims"][2]["source"] == "judge"
     assert r1["claims"][2]["judge_reason"] == "Founded in Lyon."
-    assert (r1["n_no"], r1["n_judged"], r1["lenient"]) == (1, 1, pytest.approx(2 / 3))
+    assert r1["claims"][3]["verdict"] == "no" and r1["claims"][3]["source"] == "nli"
+    assert (r1["n_yes"], r1["n_no"], r1["n_judged"], r1["lenient"], r1["strict"]) == (
+        1,
+        2,
+        1,
+        0.5,
+        0.25,
+    )
     assert "Contradicted" in r1["reason"] and r1["id"] == "r1" and r1["line"] == 1
     assert "error" in bad
     assert r3["claims"][0]["source"] == "nli" and r3["strict"] == 1.0  # not touched
@@ -312,7 +334,7 @@ def test_merge_cli_recomputes_and_names_bad_lines(scored):
 
 def test_merge_functions_reject_a_changed_claim_and_duplicates(scored):
     scored_lines = [json.loads(x) for x in (scored / "scored.jsonl").read_text().splitlines()]
-    esc = json.loads((scored / "esc.jsonl").read_text())
+    esc = json.loads((scored / "esc.jsonl").read_text().splitlines()[0])
     judged, errors = read_judged(
         [
             json.dumps({**esc, "claim": "Something else.", "verdict": "yes"}),
@@ -330,10 +352,11 @@ def test_merge_functions_reject_a_changed_claim_and_duplicates(scored):
     merged, more = merge_scored(scored_lines, judged, path="j")
     assert "j:1: the claim text differs" in more[0] and "j:3:" in more[1] and "twice" in more[1]
     assert merged[0]["claims"][2]["verdict"] == "idk" and merged[0]["n_judged"] == 1
+    assert merged[0]["strict"] == 0.25 and merged[0]["lenient"] == 0.75
 
 
 def test_judge_cli_one_step(scored, server, script):
-    script.reset(default="sleep:0.05:yes")
+    script.reset(default="sleep:0.05:yes", per_claim={EUROPE: ["no"]})
     out = run_cli(
         "judge",
         str(scored / "scored.jsonl"),
@@ -350,11 +373,13 @@ def test_judge_cli_one_step(scored, server, script):
         env={"FAKE_JUDGE_KEY": KEY},
     )
     assert out.returncode == 0, out.stderr
-    assert script.claims_sent() == [UNCERTAIN]
+    assert sorted(script.claims_sent()) == sorted([EUROPE, REPAIRS])
     assert script.requests[0]["authorization"] == f"Bearer {KEY}"
     final = [json.loads(x) for x in (scored / "final.jsonl").read_text().splitlines()]
-    assert final[0]["claims"][2]["source"] == "judge" and final[0]["strict"] == pytest.approx(2 / 3)
-    assert "settled locally" in out.stderr and "3 (75%)" in out.stderr
+    assert [c["source"] for c in final[0]["claims"]] == ["nli", "nli", "judge", "judge"]
+    assert [c["verdict"] for c in final[0]["claims"]] == ["yes", "idk", "no", "yes"]
+    assert (final[0]["strict"], final[0]["lenient"], final[2]["strict"]) == (0.5, 0.75, 1.0)
+    assert "settled locally" in out.stderr and "3 (60%)" in out.stderr
     assert KEY not in out.stderr + out.stdout
     script.reset(default="500")
     out = run_cli(
@@ -371,10 +396,8 @@ def test_judge_cli_one_step(scored, server, script):
     )
     assert out.returncode == 1
     final = [json.loads(x) for x in (scored / "final2.jsonl").read_text().splitlines()]
-    assert (
-        final[0]["claims"][2]["verdict"] == "idk"
-        and "HTTP 500" in final[0]["claims"][2]["judge_error"]
-    )
+    assert final[0]["claims"][3]["verdict"] == "no"
+    assert "HTTP 500" in final[0]["claims"][3]["judge_error"]
     assert script.requests[0]["authorization"] is None  # no key given, none sent
     missing = run_cli(
         "judge",

@@ -35,9 +35,9 @@ Band = Literal["supported", "contradicted", "not_found", "uncertain"]
 #: The band names; every one but ``uncertain`` is settled.
 BANDS: tuple[str, ...] = ("supported", "contradicted", "not_found", "uncertain")
 #: ``yes`` / ``no`` at or above this probability are settled.
-DEFAULT_BAND_HIGH = 0.9
+DEFAULT_BAND_HIGH = 0.99
 #: ``idk`` whose nearest chunk stays below this is settled as not found.
-DEFAULT_BAND_LOW = 0.1
+DEFAULT_BAND_LOW = 0.3
 #: The agreement with human labels the defaults were chosen to reach on the design half.
 TARGET_AGREEMENT = 0.9
 
@@ -94,8 +94,8 @@ def assign_bands(
 
     Example:
         >>> v = np.array(["yes", "yes", "no", "idk", "idk"], dtype=object)
-        >>> pe = np.array([0.97, 0.6, 0.02, 0.03, 0.3])
-        >>> pc = np.array([0.01, 0.1, 0.95, 0.02, 0.05])
+        >>> pe = np.array([0.995, 0.6, 0.02, 0.03, 0.4])
+        >>> pc = np.array([0.01, 0.1, 0.995, 0.02, 0.05])
         >>> assign_bands(v, pe, pc, pe).tolist()
         ['supported', 'uncertain', 'contradicted', 'not_found', 'uncertain']
     """
