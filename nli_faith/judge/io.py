@@ -21,5 +21,10 @@ def write_escalation(fh: IO[str], line: Mapping[str, Any], result: FaithfulnessR
     """Write the escalation lines of one scored line; returns how many."""
     items = line_items(line, result)
     for item in items:
-        fh.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
+        text = json.dumps(item.to_dict(), ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from an escape: keep it escaped
+            text = json.dumps(item.to_dict())
+        fh.write(text + "\n")
     return len(items)
