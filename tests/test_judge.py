@@ -218,6 +218,9 @@ def test_concurrency_is_bounded(server, script):
     assert [o.verdict for o in out] == ["yes"] * 12
     assert script.max_in_flight == 3
     assert wall >= 4 * 0.15  # 12 claims, 3 at a time
+    for bad in ({"concurrency": 0}, {"max_attempts": 0}):
+        with pytest.raises(ValueError, match="at least 1"):
+            judge_items(items("x"), judge_for(server), **bad)
 
 
 def test_callable_judges_sync_and_async(bundled_scorer):
@@ -276,10 +279,10 @@ def scored(tmp_path_factory):
             {"id": "r3", "response": "Our office is in France.", "context": CONTEXT},
         ],
     )
-    out = run_cli(
-        "score", str(src), "-o", str(d / "scored.jsonl"), "--escalate", str(d / "esc.jsonl")
-    )
-    assert out.returncode == 1, out.stderr  # the bad line
+    from nli_faith.cli import main  # in-process: the model is not loaded in a second interpreter
+
+    argv = ["score", str(src), "-o", str(d / "scored.jsonl"), "--escalate", str(d / "esc.jsonl")]
+    assert main([*argv, "--device", "cpu", "--quiet"]) == 1  # the bad line
     return d
 
 

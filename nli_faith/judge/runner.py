@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from nli_faith.errors import E_CONCURRENCY, E_JUDGE_GAVE_UP, E_JUDGE_TYPE
+from nli_faith.errors import E_CONCURRENCY, E_JUDGE_GAVE_UP, E_JUDGE_TYPE, E_MAX_ATTEMPTS
 from nli_faith.judge.client import FatalJudgeError, OpenAIJudge, RetryableJudgeError
 from nli_faith.judge.items import JudgeItem
 from nli_faith.judge.merge import Outcome
@@ -134,6 +134,8 @@ async def ajudge_items(
 
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(E_CONCURRENCY.format(value=concurrency))
+    if not isinstance(max_attempts, int) or max_attempts < 1:
+        raise ValueError(E_MAX_ATTEMPTS.format(value=max_attempts))
     summary = summary if summary is not None else JudgeSummary()
     summary.sent += len(items)
     if not items:
@@ -156,11 +158,7 @@ async def ajudge_items(
                 except Exception as err:  # noqa: BLE001 - a judge failure, never a verdict
                     summary.latencies.append(time.perf_counter() - t0)
                     error = str(err) or type(err).__name__
-                    wait = (
-                        getattr(err, "retry_after", None)
-                        if isinstance(err, RetryableJudgeError)
-                        else None
-                    )
+                    wait = err.retry_after if isinstance(err, RetryableJudgeError) else None
                 else:
                     summary.latencies.append(time.perf_counter() - t0)
                     return Outcome(verdict=reply.verdict, reason=reply.reason)
