@@ -116,6 +116,7 @@ def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
         ("claims supported (yes)", str(sum(r.n_yes for r in results))),
         ("claims contradicted (no)", str(sum(r.n_no for r in results))),
         ("claims not found (idk)", str(sum(r.n_idk for r in results))),
+        ("claims uncertain (for a judge)", str(sum(r.n_uncertain for r in results))),
     ]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v:>8}" for k, v in rows)
