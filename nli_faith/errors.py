@@ -135,6 +135,10 @@ E_JUDGE_TYPE = (
 E_JUDGE_KEY_ENV = "--api-key-env {var}: the environment variable is not set."
 E_CONCURRENCY = "concurrency must be at least 1, got {value!r}."
 E_MAX_ATTEMPTS = "max_attempts must be at least 1, got {value!r}."
+E_JUDGE_HTTPX = (
+    "OpenAIJudge needs the optional package 'httpx', which cannot be imported ({error}). "
+    'Install it with: pip install "nli-faith[judge]"'
+)
 
 # Training data (nli_faith.training): model issue.
 E_DEV_FRACTION = "dev_fraction must be in [0, 1), got {fraction}."

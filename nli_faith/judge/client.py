@@ -14,7 +14,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from nli_faith.errors import E_JUDGE_HTTP, E_JUDGE_REPLY
+from nli_faith.errors import E_JUDGE_HTTP, E_JUDGE_HTTPX, E_JUDGE_REPLY, MissingDependencyError
 from nli_faith.judge.prompt import JudgeReply, JudgeReplyError, build_messages, parse_reply
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,10 @@ class OpenAIJudge:
 
     def client(self):
         """A new ``httpx.AsyncClient`` with the bearer key and time-out set."""
-        import httpx
+        try:
+            import httpx
+        except ImportError as err:
+            raise MissingDependencyError(E_JUDGE_HTTPX.format(error=err)) from err
 
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
         return httpx.AsyncClient(headers=headers, timeout=self.timeout)
