@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Verdict = Literal["yes", "no", "idk"]
+#: What a claim the context does not support is, by the reference answer (RAGChecker):
+#: ``self_knowledge`` if the reference entails it, else ``hallucination``.
+ReferenceLabel = Literal["hallucination", "self_knowledge"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ class ClaimVerdict:
     #: For an uncertain claim: its most telling chunks (by entailment or contradiction),
     #: best first, to show an LLM judge; empty for settled claims.
     candidates: list[Evidence] = field(default_factory=list)
+    #: With a reference answer, for a claim that is not ``yes``: hallucination or self_knowledge.
+    reference_label: ReferenceLabel | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,10 @@ class FaithfulnessResult:
     n_uncertain: int = 0  # claims whose NLI band is "uncertain" (sent to a judge, if any)
     n_judged: int = 0  # claims whose verdict came from the judge
     n_judge_errors: int = 0  # uncertain claims the judge failed on (they keep the NLI verdict)
+    #: With a reference answer (else None): share of all claims that are unsupported by
+    #: the context and not entailed by the reference, and unsupported but entailed by it.
+    hallucination_rate: float | None = None
+    self_knowledge_rate: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -332,6 +332,7 @@ def test_merge_cli_recomputes_and_names_bad_lines(scored):
     )
     assert "Contradicted" in r1["reason"] and r1["id"] == "r1" and r1["line"] == 1
     assert "error" in bad
+    assert "hallucination_rate" not in r1 and "reference_label" not in r1["claims"][2]
     assert r3["claims"][0]["source"] == "nli" and r3["strict"] == 1.0  # not touched
 
 
@@ -413,3 +414,22 @@ def test_judge_cli_one_step(scored, server, script):
         "NO_SUCH_VAR_FOR_NLI_FAITH",
     )
     assert missing.returncode == 2 and "NO_SUCH_VAR_FOR_NLI_FAITH" in missing.stderr
+
+
+def test_merge_recomputes_reference_rates():
+    from nli_faith.judge import Outcome, apply_outcomes
+    from nli_faith.results import ClaimVerdict, FaithfulnessResult
+
+    claims = [
+        ClaimVerdict("A.", 0, 2, "yes", 0.99, 0.0, None, band="supported", settled=True),
+        ClaimVerdict("B.", 3, 5, "idk", 0.4, 0.0, None, reference_label="hallucination"),
+        ClaimVerdict("C.", 6, 8, "idk", 0.2, 0.0, None, reference_label="self_knowledge"),
+    ]
+    r = FaithfulnessResult(
+        1.0, 1 / 3, 0.53, 3, 1, 0, 2, "...", claims, n_uncertain=2,
+        hallucination_rate=1 / 3, self_knowledge_rate=1 / 3,
+    )  # fmt: skip
+    m = apply_outcomes(r, {1: Outcome("yes")})
+    assert [c.reference_label for c in m.claims] == [None, None, "self_knowledge"]
+    assert (m.hallucination_rate, m.self_knowledge_rate) == (0.0, 1 / 3)
+    assert m.strict == 2 / 3 and "1 is self-knowledge" in m.reason

@@ -27,6 +27,7 @@ from nli_faith.errors import (
 )
 from nli_faith.judge.prompt import VERDICTS
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.scoring.reference import explain_reference, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
 
 
@@ -70,6 +71,21 @@ def apply_outcomes(
             claims[k] = dataclasses.replace(c, judge_error=o.error or "the judge failed")
     verdicts = [c.verdict for c in claims]
     scores = compute_scores(verdicts, [c.p_entail for c in claims])
+    reason = explain(scores, verdicts, [c.claim for c in claims])
+    rates: dict[str, Any] = {}
+    if result.hallucination_rate is not None:
+        # checked against a reference answer: a claim the judge supports is no longer
+        # unsupported; one it turned from yes to no/idk was never checked (no label)
+        claims = [
+            dataclasses.replace(c, reference_label=None) if c.verdict == "yes" else c
+            for c in claims
+        ]
+        r = reference_rates([c.reference_label for c in claims])
+        rates = {
+            "hallucination_rate": r.hallucination_rate,
+            "self_knowledge_rate": r.self_knowledge_rate,
+        }
+        reason = f"{reason} {explain_reference(r)}"
     return dataclasses.replace(
         result,
         lenient=scores.lenient,
@@ -79,10 +95,11 @@ def apply_outcomes(
         n_yes=scores.n_yes,
         n_no=scores.n_no,
         n_idk=scores.n_idk,
-        reason=explain(scores, verdicts, [c.claim for c in claims]),
+        reason=reason,
         claims=claims,
         n_judged=sum(c.source == "judge" for c in claims),
         n_judge_errors=sum(c.judge_error is not None for c in claims),
+        **rates,
     )
 
 
@@ -229,12 +246,21 @@ def merge_scored(
 
 
 def scored_line(original: Mapping[str, Any], result: FaithfulnessResult) -> dict[str, Any]:
-    """``original``'s keys that are not the result's (line, id, question...), then the result."""
+    """``original``'s keys that are not the result's (line, id, question...), then the result.
+
+    A ``None`` field the original line left out (``error``, ``hallucination_rate``, a
+    claim's ``reference_label``...) stays out, so the line keeps the shape it had.
+    """
     names = {f.name for f in dataclasses.fields(FaithfulnessResult)}
     out = {k: v for k, v in original.items() if k not in names}
-    out |= result.to_dict()
-    if result.error is None:
-        out.pop("error")
+    for k, v in result.to_dict().items():
+        if v is not None or k in original:
+            out[k] = v
+    before = original.get("claims") or []
+    for k, claim in enumerate(out.get("claims") or []):
+        was = before[k] if k < len(before) else {}
+        for name in [n for n, v in claim.items() if v is None and n not in was]:
+            claim.pop(name)
     return out
 
 
