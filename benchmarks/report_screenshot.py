@@ -41,15 +41,17 @@ def chromium_path() -> str | None:
     return None
 
 
-def write_example_report(path: Path) -> Path:
-    """Score ``examples/answers.jsonl`` with the bundled model and write its report."""
+def write_example_report(path: Path, *, scorer=None) -> Path:
+    """Score ``examples/answers.jsonl`` (bundled model, fp32 unless ``scorer`` is given)
+    and write its report to ``path``."""
     import json
 
     from nli_faith.report import ReportRecord, write_report
     from nli_faith.scorer import FaithfulnessScorer
 
     raws = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
-    results = FaithfulnessScorer(device="cpu", dtype="float32").score_batch(raws)
+    scorer = scorer or FaithfulnessScorer(device="cpu", dtype="float32")
+    results = scorer.score_batch(raws)
     records = [
         ReportRecord.of({"line": n, "id": raw.get("id"), **res.to_dict()}, raw)
         for n, (raw, res) in enumerate(zip(raws, results), start=1)
@@ -59,7 +61,7 @@ def write_example_report(path: Path) -> Path:
 
 
 @contextmanager
-def open_report(html: Path, *, width: int = 1180, height: int = 900) -> Iterator:
+def open_report(html: Path, *, width: int = 1180, height: int = 1000) -> Iterator:
     """A Playwright page showing ``html`` in headless Chromium (no network: file URL only)."""
     from playwright.sync_api import sync_playwright
 

@@ -68,6 +68,7 @@ def _table(cal) -> str:
         + ("" if cal.target_met else "warning: no gate reached the target precision\n")
         + f"{'':<34}{'n':>6}{'bal.acc':>8}  {'95% CI':<16}{'prec.':>8}{'recall':>8}\n"
         + row("calibration half, calibrated", cal.calibration)
+        + row("calibration half, defaults", cal.default_calibration)
         + row("held-out half, calibrated", cal.held_out)
         + row("held-out half, defaults", cal.default_held_out)
         + row("held-out claims, calibrated", cal.claims_held_out)

@@ -96,6 +96,7 @@ class Calibration:
     target_met: bool  # False when no gate reached the target precision on the first half
     seed: int
     calibration: Figures  # calibrated thresholds, on the half they were chosen on
+    default_calibration: Figures  # default thresholds, same half (calibrated >= this, by search)
     held_out: Figures  # calibrated thresholds, other half
     default_held_out: Figures  # default thresholds, other half
     delta: float | None  # held-out balanced accuracy, calibrated minus default
@@ -398,6 +399,7 @@ def calibrate(
         target_met=met,
         seed=seed,
         calibration=figures(y[cal], p_new[cal], seed=seed, n_boot=n_boot),
+        default_calibration=figures(y[cal], p_old[cal], seed=seed, n_boot=n_boot),
         held_out=held,
         default_held_out=held_default,
         delta=delta,
