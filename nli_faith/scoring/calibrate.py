@@ -118,6 +118,11 @@ class Calibration:
         change = f"{self.delta:+.3f} (95% CI {lo:+.3f} to {hi:+.3f})"
         if self.improved:
             return f"Calibrated thresholds improve held-out balanced accuracy by {change}."
+        if hi < 0:
+            return (
+                f"Calibrated thresholds are WORSE than the defaults on the held-out half: "
+                f"{change}; keep the defaults (or label more records)."
+            )
         return (
             f"Calibrated thresholds do NOT reliably improve held-out balanced accuracy over the "
             f"defaults: {change}; the defaults serve as well on these labels."
