@@ -73,6 +73,9 @@ class ModelId:
         """The identity of a loaded :class:`~nli_faith.nli.model.NLIModel`."""
         from nli_faith.nli.fingerprint import weights_sha256
 
+        local = Path(model).expanduser()
+        if local.is_dir():  # a checkpoint folder: kept absolute, to work from any directory
+            model = str(local.resolve())
         return cls(model=model, name=nli.name, weights_sha256=weights_sha256(nli.path))
 
 
