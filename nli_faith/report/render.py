@@ -92,6 +92,7 @@ def _claim_view(c: dict[str, Any], docs: dict[int, str]) -> dict[str, Any]:
         "pe": c.get("p_entail"),
         "pc": c.get("p_contradict"),
         "doc": None,
+        "ref": c.get("reference_label"),  # hallucination / self_knowledge, with a reference
     }
     if ev:
         view |= {"doc": ev.get("doc_index"), "s": ev.get("start"), "e": ev.get("end")}
@@ -197,6 +198,8 @@ def summary(records: Sequence[ReportRecord]) -> dict[str, Any]:
         "n_claims": sum(verdict_counts.values()),
         "histogram": _histogram([s["strict"] for s in ok]),
         "faithful": (sum(faithful), len(faithful)) if faithful else None,
+        "hallucination_rate": _mean([s.get("hallucination_rate") for s in ok]),
+        "self_knowledge_rate": _mean([s.get("self_knowledge_rate") for s in ok]),
     }
 
 
