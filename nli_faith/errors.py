@@ -104,3 +104,6 @@ E_ONNX_EXPORT = (
 
 # Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
 E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({flag})."
+
+# Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
+E_N_PROCESS = "n_process must be at least 1, got {n_process!r}."

@@ -14,10 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from nli_faith.errors import E_EARLY_EXIT_THRESHOLD, E_PREFILTER_TOP_K_ALONE, NliFaithError
+from nli_faith.errors import (
+    E_EARLY_EXIT_THRESHOLD,
+    E_N_PROCESS,
+    E_PREFILTER_TOP_K_ALONE,
+    NliFaithError,
+)
 from nli_faith.records import Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
+from nli_faith.scoring.parallel import PlanPool, fork_available
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
 from nli_faith.scoring.scores import compute_scores, explain
 from nli_faith.scoring.verdicts import (
@@ -377,28 +383,45 @@ class FaithfulnessScorer:
         records: Iterable[Mapping[str, Any] | Record],
         *,
         show_progress_bar: bool = False,
+        n_process: int = 1,
     ) -> list[FaithfulnessResult]:
         """Score many records in one pass over the model (pairs sorted and deduplicated globally).
 
         A record that cannot be parsed or scored yields a result whose ``error``
-        names the problem; the other records are still scored.
+        names the problem; the other records are still scored. ``n_process > 1`` splits
+        and chunks the records in that many forked worker processes (kept for the next
+        call); the results are the same as with one.
         """
         records = list(records)
-        plans: list[tuple[list, list, np.ndarray] | None] = []
-        errors: dict[int, str] = {}
-        for k, rec in enumerate(records):
-            try:
-                r = parse_record(rec)
-                plans.append(self._plan(r.response, r.context))
-            except NliFaithError as err:
-                errors[k] = str(err)
-                plans.append(None)
+        planned = self._plan_records(records, n_process)
+        errors = {k: p for k, p in enumerate(planned) if isinstance(p, str)}
+        plans = [None if isinstance(p, str) else p for p in planned]
         good = [p for p in plans if p is not None]
         matrices = iter(self._fill(good, show_progress_bar))
         out = []
         for k, plan in enumerate(plans):
             out.append(error_result(errors[k]) if plan is None else self.aggregate(next(matrices)))
         return out
+
+    # -- planning on several cores ---------------------------------------------------
+
+    def _plan_record(self, rec: Mapping[str, Any] | Record) -> tuple[list, list, np.ndarray] | str:
+        """Claims, chunks and pair mask of one record, or the message saying why not."""
+        try:
+            r = parse_record(rec)
+            return self._plan(r.response, r.context)
+        except NliFaithError as err:
+            return str(err)
+
+    def _plan_records(self, records: list, n_process: int) -> list:
+        if n_process < 1:
+            raise ValueError(E_N_PROCESS.format(n_process=n_process))
+        if n_process == 1 or len(records) < 2 * n_process or not fork_available():
+            return [self._plan_record(rec) for rec in records]
+        pools = self.__dict__.setdefault("_plan_pools", {})
+        if n_process not in pools:
+            pools[n_process] = PlanPool(self, n_process)
+        return pools[n_process].plan(records)
 
 
 def error_result(message: str) -> FaithfulnessResult:
