@@ -107,3 +107,4 @@ E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limi
 
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
 E_N_PROCESS = "n_process must be at least 1, got {n_process!r}."
+E_BLOCK_SIZE = "block_size must be at least 1, got {block_size!r}."

@@ -8,17 +8,20 @@ so thresholds can be changed without running the model again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import numpy as np
 
 from nli_faith.errors import (
+    E_BLOCK_SIZE,
     E_EARLY_EXIT_THRESHOLD,
     E_N_PROCESS,
     E_PREFILTER_TOP_K_ALONE,
     NliFaithError,
+    RecordError,
 )
 from nli_faith.records import Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
@@ -393,7 +396,43 @@ class FaithfulnessScorer:
         call); the results are the same as with one.
         """
         records = list(records)
-        planned = self._plan_records(records, n_process)
+        return self._score_planned(self._plan_records(records, n_process), show_progress_bar)
+
+    def score_stream(
+        self,
+        records: Iterable[Mapping[str, Any] | Record],
+        *,
+        block_size: int = 64,
+        n_process: int = 1,
+    ) -> Iterator[FaithfulnessResult]:
+        """Score an iterable of records lazily, ``block_size`` records per model pass.
+
+        Yields one result per record, in order; memory stays bounded whatever the input
+        length. With ``n_process > 1`` the worker processes split and chunk the next block
+        while the model scores this one. Results equal :meth:`score_batch`'s on the same
+        blocks.
+
+        Example:
+            >>> scorer = FaithfulnessScorer(device="cpu")
+            >>> rec = {"response": "It is blue.", "context": "The sky is blue."}
+            >>> recs = (rec for _ in range(3))
+            >>> [r.n_claims for r in scorer.score_stream(recs, block_size=2)]
+            [1, 1, 1]
+        """
+        if block_size < 1:
+            raise ValueError(E_BLOCK_SIZE.format(block_size=block_size))
+        it = iter(records)
+        pool = self._plan_pool(n_process)
+        plan = pool.plan_async if pool is not None else self._plan_now
+        block = list(islice(it, block_size))
+        pending = plan(block) if block else None
+        while pending is not None:
+            block = list(islice(it, block_size))
+            following = plan(block) if block else None  # planned while this block is scored
+            yield from self._score_planned(pending.get(), False)
+            pending = following
+
+    def _score_planned(self, planned: list, show_progress_bar: bool) -> list[FaithfulnessResult]:
         errors = {k: p for k, p in enumerate(planned) if isinstance(p, str)}
         plans = [None if isinstance(p, str) else p for p in planned]
         good = [p for p in plans if p is not None]
@@ -406,22 +445,48 @@ class FaithfulnessScorer:
     # -- planning on several cores ---------------------------------------------------
 
     def _plan_record(self, rec: Mapping[str, Any] | Record) -> tuple[list, list, np.ndarray] | str:
-        """Claims, chunks and pair mask of one record, or the message saying why not."""
+        """Claims, chunks and pair mask of one record, or the message saying why not.
+
+        A :class:`~nli_faith.errors.RecordError` in place of a record (a line that was not
+        valid JSON, say) stands for a record that failed before scoring: its message.
+        """
+        if isinstance(rec, RecordError):
+            return str(rec)
         try:
             r = parse_record(rec)
             return self._plan(r.response, r.context)
         except NliFaithError as err:
             return str(err)
 
-    def _plan_records(self, records: list, n_process: int) -> list:
+    def _plan_now(self, records: list) -> _Done:
+        return _Done([self._plan_record(rec) for rec in records])
+
+    def _plan_pool(self, n_process: int) -> PlanPool | None:
+        """The forked planning workers for ``n_process`` (kept), or None for in-process."""
         if n_process < 1:
             raise ValueError(E_N_PROCESS.format(n_process=n_process))
-        if n_process == 1 or len(records) < 2 * n_process or not fork_available():
-            return [self._plan_record(rec) for rec in records]
+        if n_process == 1 or not fork_available():
+            return None
         pools = self.__dict__.setdefault("_plan_pools", {})
         if n_process not in pools:
             pools[n_process] = PlanPool(self, n_process)
-        return pools[n_process].plan(records)
+        return pools[n_process]
+
+    def _plan_records(self, records: list, n_process: int) -> list:
+        pool = self._plan_pool(n_process)
+        if pool is None or len(records) < 2 * n_process:
+            return self._plan_now(records).get()
+        return pool.plan(records)
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A result already computed, with the ``get()`` of an asynchronous one."""
+
+    value: Any
+
+    def get(self) -> Any:
+        return self.value
 
 
 def error_result(message: str) -> FaithfulnessResult:

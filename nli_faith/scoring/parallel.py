@@ -67,5 +67,10 @@ class PlanPool:
         chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
         return self._pool.map(_plan_one, records, chunksize=chunksize)
 
+    def plan_async(self, records: list):
+        """Start planning ``records``; the returned object's ``get()`` waits for the plans."""
+        chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
+        return self._pool.map_async(_plan_one, records, chunksize=chunksize)
+
     def close(self) -> None:
         self._finalizer()
