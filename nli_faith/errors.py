@@ -108,3 +108,15 @@ E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limi
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
 E_N_PROCESS = "n_process must be at least 1, got {n_process!r}."
 E_BLOCK_SIZE = "block_size must be at least 1, got {block_size!r}."
+E_RESUME_STDOUT = "--resume needs an output file (-o PATH), not standard output."
+E_RESUME_PARQUET = (
+    "cannot resume from {path}: it is not a readable Parquet file ({error}). Its rows are "
+    "moved into place only when a run ends or is interrupted; after a hard kill, remove it "
+    "or score again without --resume."
+)
+E_RESUME_NOT_OURS = (
+    "cannot resume from {path}: no complete line of it is an output object with a 'line' "
+    "number. Is it the output of 'nli-faith score'?"
+)
+E_PARQUET_STDIO = "Parquet needs a file path, not standard input or output ('-')."
+E_INPUT_MISSING = "input file {path} does not exist (or is not a file)."
