@@ -120,3 +120,15 @@ E_RESUME_NOT_OURS = (
 )
 E_PARQUET_STDIO = "Parquet needs a file path, not standard input or output ('-')."
 E_INPUT_MISSING = "input file {path} does not exist (or is not a file)."
+E_RAY_MISSING = (
+    "the Ray engine needs the optional package 'ray[data]', which cannot be imported "
+    '({error}). Install it with: pip install "nli-faith[ray]"'
+)
+E_RAY_ARGS = (
+    "score_dataset needs concurrency >= 1, batch_size >= 1 and num_gpus >= 0; got "
+    "concurrency={concurrency!r}, batch_size={batch_size!r}, num_gpus={num_gpus!r}."
+)
+E_RAY_STDIO = (
+    "--engine ray reads and writes files (OUTPUT becomes a directory), not standard input "
+    "or output ('-')."
+)

@@ -62,7 +62,16 @@ def scorer_from_args(args: argparse.Namespace):
 
     Raises ``ValueError`` or :class:`~nli_faith.errors.NliFaithError` for bad options.
     """
-    from nli_faith.scorer import GUARDRAIL_OPTIONS, FaithfulnessScorer
+    from nli_faith.scorer import FaithfulnessScorer
+
+    model, options = scorer_options_from_args(args)
+    return FaithfulnessScorer(model, **options)
+
+
+def scorer_options_from_args(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The model and keyword options of the scorer the flags describe (for building it
+    elsewhere, e.g. in Ray actors)."""
+    from nli_faith.scorer import GUARDRAIL_OPTIONS
 
     options: dict[str, Any] = {}
     if args.entail_threshold is not None:
@@ -79,12 +88,11 @@ def scorer_from_args(args: argparse.Namespace):
     if args.guardrail:
         setup.update(GUARDRAIL_OPTIONS)
     setup.update({k: v for k, v in explicit.items() if v is not None})
-    return FaithfulnessScorer(
-        args.model,
-        device=args.device,
-        onnx_quantize=not args.onnx_fp32,
-        batch_size=args.batch_size,
-        granularity=args.granularity,
+    return args.model, {
+        "device": args.device,
+        "onnx_quantize": not args.onnx_fp32,
+        "batch_size": args.batch_size,
+        "granularity": args.granularity,
         **setup,
         **options,
-    )
+    }
