@@ -213,11 +213,11 @@ class ParquetWriter:
     """Rows into ``PATH.part``, moved to ``PATH`` by :meth:`close` (also after Ctrl-C).
 
     A Parquet file is readable only once its footer is written, so the file is built
-    beside the target and moved into place when closed. With ``keep_existing`` the rows
-    of an existing ``PATH`` are copied first, row group by row group (``--resume``).
+    beside the target and moved into place when closed. The first ``keep_rows`` rows of
+    an existing ``PATH`` are copied first, row group by row group (``--resume``).
     """
 
-    def __init__(self, path: str, *, keep_existing: bool = False) -> None:
+    def __init__(self, path: str, *, keep_rows: int = 0) -> None:
         import pyarrow.parquet as pq
 
         if path == "-":
@@ -227,10 +227,14 @@ class ParquetWriter:
         self.schema = arrow_schema()
         self._writer = pq.ParquetWriter(self.part, self.schema)
         self._rows: list[dict[str, Any]] = []
-        if keep_existing and Path(path).exists():
+        if keep_rows:
             old = pq.ParquetFile(path)
             for group in range(old.num_row_groups):
-                self._writer.write_table(old.read_row_group(group).cast(self.schema))
+                table = old.read_row_group(group).cast(self.schema).slice(0, keep_rows)
+                self._writer.write_table(table)
+                keep_rows -= len(table)
+                if not keep_rows:
+                    break
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         self._rows.extend(arrow_row(r) for r in rows)
@@ -250,70 +254,85 @@ class ParquetWriter:
         os.replace(self.part, self.path)
 
 
-def open_writer(path: str, *, resume: bool = False) -> JsonlWriter | ParquetWriter:
-    """A writer for ``path`` by its extension; ``resume`` keeps what it already holds."""
+def open_writer(path: str, *, resume: ResumePoint | None = None) -> JsonlWriter | ParquetWriter:
+    """A writer for ``path`` by its extension, after the rows ``resume`` kept (if any)."""
+    keep = resume.rows if resume is not None else 0
     if is_parquet(path):
-        return ParquetWriter(path, keep_existing=resume)
-    return JsonlWriter(path, append=resume)
+        return ParquetWriter(path, keep_rows=keep)
+    return JsonlWriter(path, append=bool(keep))
 
 
 # -- resume ---------------------------------------------------------------------------------
 
 
-def resume_point(path: str) -> int:
-    """The last input line already written to the output ``path`` (0: none, start over).
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where ``--resume`` goes on: after input ``line``, with ``rows`` output rows kept."""
 
-    A JSONL output is cut back to its last complete line holding a ``line`` number, so an
-    interrupted write (a truncated last line) is dropped and scored again. A Parquet
-    output must be readable (it is, unless the run was killed outright: then its rows
-    were never moved into place and the run starts over).
+    line: int
+    rows: int
+
+
+def resume_point(path: str, *, block: int = 1) -> ResumePoint:
+    """Cut the output ``path`` back to whole blocks of ``block`` rows; where to go on.
+
+    The rows of an unfinished block are dropped and scored again, with the same block
+    mates as in an uninterrupted run (a model's probabilities can move slightly with the
+    rest of its batch), so a resumed output equals an uninterrupted one. A JSONL line cut
+    short by the interruption is dropped too. A Parquet output must be readable (it is,
+    unless the run was killed outright: then it was never moved into place).
     """
     if path == "-":
         raise ValueError(E_RESUME_STDOUT)
     p = Path(path)
     if not p.exists() or p.stat().st_size == 0:
-        return 0
+        return ResumePoint(0, 0)
     if is_parquet(path):
-        return _parquet_last_line(path)
-    return _jsonl_cut_to_last_line(p)
+        return _parquet_resume(path, block)
+    return _jsonl_resume(p, block)
 
 
-def _parquet_last_line(path: str) -> int:
+def _parquet_resume(path: str, block: int) -> ResumePoint:
     import pyarrow.parquet as pq
 
     try:
         pf = pq.ParquetFile(path)
-        if pf.metadata.num_rows == 0:
-            return 0
-        lines = pf.read_row_group(pf.num_row_groups - 1, columns=["line"]).column("line")
+        keep = pf.metadata.num_rows - pf.metadata.num_rows % block
+        if keep == 0:
+            return ResumePoint(0, 0)
+        start = 0
+        for group in range(pf.num_row_groups):
+            n = pf.metadata.row_group(group).num_rows
+            if start + n >= keep:
+                lines = pf.read_row_group(group, columns=["line"]).column("line")
+                return ResumePoint(int(lines[keep - start - 1].as_py()), keep)
+            start += n
     except Exception as err:  # noqa: BLE001 - any unreadable file gets the same message
         raise ValueError(E_RESUME_PARQUET.format(path=path, error=err)) from err
-    return int(lines[len(lines) - 1].as_py())
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _jsonl_cut_to_last_line(p: Path, *, step: int = 1 << 16, limit: int = 1 << 26) -> int:
-    """Read backwards to the last complete line with a ``line`` key; truncate after it."""
-    with p.open("r+b") as fh:
-        size = fh.seek(0, os.SEEK_END)
-        pos, tail = size, b""
-        while pos > 0 and size - pos < limit:
-            start = max(0, pos - step)
-            fh.seek(start)
-            tail = fh.read(pos - start) + tail
-            pos = start
-            parts = tail.split(b"\n")  # parts[-1]: after the last newline (cut short, or "")
-            end = len(tail) - len(parts[-1])  # just after the newline ending parts[-2]
-            first = 0 if pos == 0 else 1  # parts[0] may begin before what we have read
-            for k in range(len(parts) - 2, first - 1, -1):
-                line = _line_number(parts[k])
-                if line is not None:
-                    fh.truncate(pos + end)
-                    return line
-                end -= len(parts[k]) + 1
-        if pos == 0 and not any(x.strip() for x in tail.split(b"\n")[:-1]):
-            fh.truncate(0)  # at most one line, cut short: nothing was written completely
-            return 0
-    raise ValueError(E_RESUME_NOT_OURS.format(path=p))
+def _jsonl_resume(p: Path, block: int) -> ResumePoint:
+    """Count the complete lines; cut after the last whole block of them."""
+    rows, cut, first, last = 0, 0, None, b""
+    with p.open("rb") as fh:
+        offset = 0
+        for text in fh:
+            offset += len(text)
+            if not text.endswith(b"\n"):
+                break  # cut short by the interruption
+            rows += 1
+            if first is None:
+                first = text
+            if rows % block == 0:
+                cut, last = offset, text
+    if first is not None and _line_number(first) is None:
+        raise ValueError(E_RESUME_NOT_OURS.format(path=p))
+    line = _line_number(last) if cut else 0
+    if line is None:
+        raise ValueError(E_RESUME_NOT_OURS.format(path=p))
+    os.truncate(p, cut)
+    return ResumePoint(line, rows - rows % block)
 
 
 def _line_number(text: bytes) -> int | None:

@@ -52,8 +52,8 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--resume",
         action="store_true",
-        help="continue after the last record already in OUTPUT (same INPUT; a cut-short "
-        "last line is dropped and scored again)",
+        help="continue an interrupted run: keep OUTPUT's rows up to its last whole block "
+        f"of {BLOCK} records and score the rest of INPUT (the same file)",
     )
     g.add_argument(
         "--n-process",
@@ -151,13 +151,14 @@ def run(args: argparse.Namespace) -> int:
         if args.input != "-" and not Path(args.input).is_file():
             raise ValueError(E_INPUT_MISSING.format(path=args.input))
         total = count_records(args.input) if args.input != "-" else None
-        after = resume_point(args.output) if args.resume else 0
+        resume = resume_point(args.output, block=BLOCK) if args.resume else None
         scorer = scorer_from_args(args)
     except (ValueError, OSError, NliFaithError) as err:  # pyarrow's errors are ValueErrors
         print(f"nli-faith score: error: {err}", file=sys.stderr)
         return 2
+    after = resume.line if resume is not None else 0
     if after:
-        print(f"resuming after input line {after}", file=sys.stderr)
+        print(f"resuming after input line {after} ({resume.rows} rows kept)", file=sys.stderr)
     _exit_on_sigterm()
     summary = RunningSummary()
     bar = _progress_bar(args, total=None if total is None else total - min(after, total))
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             pending.append(item)
             yield item.raw
 
-    writer = open_writer(args.output, resume=bool(after))
+    writer = open_writer(args.output, resume=resume)
     pairs0, t0, rows = scorer.nli.pairs_predicted, time.perf_counter(), []
     try:
         for res in scorer.score_stream(feed(), block_size=BLOCK, n_process=args.n_process):
