@@ -66,6 +66,7 @@ TARGETS = {
     "p95_ms": 250.0,
     "rule_sentences_per_s_per_core": 5000.0,
     "prefilter_agreement": 0.99,
+    "gpu_end_to_end_ratio": 0.8,
 }
 ALL_SECTIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 #: A request round counts as "quiet" when other processes took less than this CPU share.

@@ -125,6 +125,40 @@ def summary(rep: dict[str, Any]) -> str:
                     "-",
                 ]
             )
+    sc = s.get("scale", {})
+    g = sc.get("gpu_end_to_end", {})
+    target = t.get("gpu_end_to_end_ratio", 0.8)
+    if g.get("measured"):
+        for r in g["rows"]:
+            rows.append(
+                [
+                    f"8 GPU score_batch / bare forwards, batch {r['batch_size']}",
+                    r["ratio"],
+                    f">= {target}",
+                    _met(r["ratio"], target),
+                ]
+            )
+    elif g:
+        rows.append(["8 GPU score_batch / bare forwards", g.get("note"), f">= {target}", "-"])
+    st = sc.get("streaming_cli", {})
+    for r in st.get("runs", []):
+        rows.append(
+            [
+                f"8 streaming CLI, {r['records']:,} records, {r['model']}",
+                f"{r['records_per_s']} rec/s, peak RSS {r['peak_rss_mib']} MiB",
+                "-",
+                "-",
+            ]
+        )
+    ray = sc.get("ray", {})
+    if "score_batch" in ray:
+        parts = [f"score_batch {ray['score_batch']['records_per_s']}"]
+        parts += [
+            f"{k} actor(s) {ray[f'ray_{k}_actor']['records_per_s']}"
+            for k in (1, 2)
+            if f"ray_{k}_actor" in ray
+        ]
+        rows.append(["8 Ray Data vs score_batch, records/s", "; ".join(parts), "-", "-"])
     return _table(["section / metric", "value", "target", "met"], rows)
 
 

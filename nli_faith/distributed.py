@@ -43,6 +43,7 @@ from nli_faith.io import (
     arrow_row,
     arrow_schema,
     is_parquet,
+    json_line,
     json_row,
     output_row,
 )
@@ -88,7 +89,7 @@ class _Scorer:
             records = [_parse_json(row.get(self.json_column)) for row in rows]
         else:
             records = rows
-        results = self.scorer.score_batch(records)
+        results = self.scorer.score_batch(records, labels=[f"line {n}" for n in lines])
         out = [
             arrow_row(output_row(line, rec, res)) for line, rec, res in zip(lines, records, results)
         ]
@@ -258,7 +259,7 @@ def _jsonl_sink(path: str):
 
         def write_block_to_file(self, block, file) -> None:
             rows = block.to_arrow().to_pylist()
-            text = "".join(json.dumps(json_row(r), ensure_ascii=False) + "\n" for r in rows)
+            text = "".join(json_line(json_row(r)) for r in rows)
             file.write(text.encode("utf-8"))
 
     return JsonlSink(path)

@@ -188,6 +188,16 @@ def json_row(flat: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def json_line(row: dict[str, Any]) -> str:
+    """One JSON line; a lone surrogate (from a ``\\ud83d`` escape) is kept as an escape."""
+    line = json.dumps(row, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(row)  # ASCII-only: every character escaped, nothing lost
+    return line + "\n"
+
+
 # -- writers ----------------------------------------------------------------------------------
 
 
@@ -201,7 +211,7 @@ class JsonlWriter:
         )
 
     def write(self, rows: list[dict[str, Any]]) -> None:
-        self._fh.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        self._fh.write("".join(json_line(r) for r in rows))
         self._fh.flush()
 
     def close(self) -> None:

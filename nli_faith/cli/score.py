@@ -169,10 +169,17 @@ def run(args: argparse.Namespace) -> int:
             pending.append(item)
             yield item.raw
 
+    def labels():  # zip() asks for a label right after its record: the last one read
+        while True:
+            yield f"line {pending[-1].line}"
+
     writer = open_writer(args.output, resume=resume)
     pairs0, t0, rows = scorer.nli.pairs_predicted, time.perf_counter(), []
     try:
-        for res in scorer.score_stream(feed(), block_size=BLOCK, n_process=args.n_process):
+        stream = scorer.score_stream(
+            feed(), block_size=BLOCK, n_process=args.n_process, labels=labels()
+        )
+        for res in stream:
             item = pending.popleft()
             summary.add(res)
             if res.error is not None:
@@ -188,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         writer.write(rows)
         writer.close()
         bar.close()
+        scorer.close()
     if not args.quiet:
         print(summary.render(), file=sys.stderr)
     return 1 if summary.failed else 0

@@ -14,13 +14,16 @@ import logging
 import multiprocessing as mp
 import os
 import sys
-import weakref
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
 #: In a worker: the scorer of the pool that forked it.
 _SCORER: Any = None
+#: Every open pool, held here so that none is terminated by the garbage collector, which
+#: may run in one of the pool's own threads and deadlock it; they close explicitly
+#: (:meth:`PlanPool.close`, ``FaithfulnessScorer.close``) or at interpreter exit.
+_OPEN: set[PlanPool] = set()
 
 
 def fork_available() -> bool:
@@ -37,9 +40,9 @@ def _init_worker(scorer: Any) -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def _plan_one(rec: Any):
-    """One record's plan, or the message saying why it cannot be scored."""
-    return _SCORER._plan_record(rec)
+def _plan_one(item: tuple[Any, str]):
+    """One ``(record, name)``'s plan, or the error text saying why it cannot be scored."""
+    return _SCORER._plan_record(item)
 
 
 class PlanPool:
@@ -49,7 +52,8 @@ class PlanPool:
         >>> from nli_faith import FaithfulnessScorer
         >>> scorer = FaithfulnessScorer(device="cpu")
         >>> pool = PlanPool(scorer, 2)
-        >>> plans = pool.plan([{"response": "It is blue.", "context": "The sky is blue."}] * 4)
+        >>> rec = {"response": "It is blue.", "context": "The sky is blue."}
+        >>> plans = pool.plan([(rec, f"record {k}") for k in range(4)])
         >>> [len(plan[0]) for plan in plans]  # claims of each record
         [1, 1, 1, 1]
         >>> pool.close()
@@ -60,10 +64,10 @@ class PlanPool:
         self._pool = mp.get_context("fork").Pool(
             n_process, initializer=_init_worker, initargs=(scorer,)
         )
-        self._finalizer = weakref.finalize(self, self._pool.terminate)
+        _OPEN.add(self)
 
     def plan(self, records: list) -> list:
-        """``scorer._plan_record`` of each record, in order, computed by the workers."""
+        """``scorer._plan_record`` of each ``(record, name)``, in order, by the workers."""
         chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
         return self._pool.map(_plan_one, records, chunksize=chunksize)
 
@@ -73,4 +77,8 @@ class PlanPool:
         return self._pool.map_async(_plan_one, records, chunksize=chunksize)
 
     def close(self) -> None:
-        self._finalizer()
+        """Stop the workers (call it from the thread that uses the pool)."""
+        if self in _OPEN:
+            _OPEN.discard(self)
+            self._pool.terminate()
+            self._pool.join()
