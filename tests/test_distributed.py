@@ -97,6 +97,6 @@ def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_mo
         output_row(k, r, res) for k, (r, res) in enumerate(zip(recs, scorer.score_batch(recs)), 1)
     ]
     assert got == want
-    assert "no response field" in got[2]["error"]
+    assert "field 'response' is null" in got[2]["error"]
     with pytest.raises(ValueError, match="concurrency"):
         score_dataset(ds, concurrency=0)
