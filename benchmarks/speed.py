@@ -15,6 +15,9 @@ Sections (``--sections 1,3,...``):
 6. GPU: figures read from ``--gpu-results`` (written by ``--gpu-only --out-json PATH``), and
    the host-side preparation rate that bounds GPU ``predict`` (measured on this CPU).
 7. backend agreement: ONNX int8 / fp32 and torch bf16 vs torch fp32 on the same sample.
+8. scale: GPU end-to-end / bare forwards (CUDA only), prefetch on the CPU, the streaming
+   CLI's records/s and peak RSS on 10,000 and 100,000 records, Ray Data with 1 and 2 CPU
+   actors beside ``score_batch`` (``benchmarks.speed_scale``).
 
 ``--update WHY`` re-measures only ``--sections`` and replaces them in the existing results.
 
@@ -54,6 +57,7 @@ from .speed_common import (
     wait_for_quiet,
     write_json,
 )
+from .speed_scale import section_scale
 
 TARGETS = {
     "overhead_ratio": 0.85,
@@ -62,8 +66,9 @@ TARGETS = {
     "p95_ms": 250.0,
     "rule_sentences_per_s_per_core": 5000.0,
     "prefilter_agreement": 0.99,
+    "gpu_end_to_end_ratio": 0.8,
 }
-ALL_SECTIONS = (1, 2, 3, 4, 5, 6, 7)
+ALL_SECTIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 #: A request round counts as "quiet" when other processes took less than this CPU share.
 QUIET_SHARE = 0.10
 
@@ -737,7 +742,7 @@ def _host_prep(b: Bench) -> dict[str, Any]:
     records = spaced_sample(b.data_dir, 3 if b.quick else 40)
     pairs, _ = _unique_pairs(b.scorer(backend="torch"), records)
     nli = NLIModel("default", device="cpu", dtype="float32")
-    nli._forward = lambda padded: np.zeros((padded["input_ids"].shape[0], 3), np.float32)
+    nli._launch = lambda inputs: np.zeros((inputs["input_ids"].shape[0], 3), np.float32)
     batch = 256
 
     def cached() -> None:
@@ -804,6 +809,7 @@ SECTIONS = {
     5: ("long_context", section_long),
     6: ("gpu", section_gpu),
     7: ("backend_agreement", section_backends),
+    8: ("scale", section_scale),
 }
 
 
@@ -829,6 +835,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--agreement-per-set", type=int, default=100, help="section 5 agreement sample size"
     )
+    p.add_argument("--scale-records", type=int, default=100_000, help="section 8 large file")
+    p.add_argument("--scale-real-records", type=int, default=500, help="section 8, bundled model")
+    p.add_argument("--scale-ray-records", type=int, default=200, help="section 8, Ray")
     p.add_argument(
         "--update",
         default=None,

@@ -125,6 +125,40 @@ def summary(rep: dict[str, Any]) -> str:
                     "-",
                 ]
             )
+    sc = s.get("scale", {})
+    g = sc.get("gpu_end_to_end", {})
+    target = t.get("gpu_end_to_end_ratio", 0.8)
+    if g.get("measured"):
+        for r in g["rows"]:
+            rows.append(
+                [
+                    f"8 GPU score_batch / bare forwards, batch {r['batch_size']}",
+                    r["ratio"],
+                    f">= {target}",
+                    _met(r["ratio"], target),
+                ]
+            )
+    elif g:
+        rows.append(["8 GPU score_batch / bare forwards", g.get("note"), f">= {target}", "-"])
+    st = sc.get("streaming_cli", {})
+    for r in st.get("runs", []):
+        rows.append(
+            [
+                f"8 streaming CLI, {r['records']:,} records, {r['model']}",
+                f"{r['records_per_s']} rec/s, peak RSS {r['peak_rss_mib']} MiB",
+                "-",
+                "-",
+            ]
+        )
+    ray = sc.get("ray", {})
+    if "score_batch" in ray:
+        parts = [f"score_batch {ray['score_batch']['records_per_s']}"]
+        parts += [
+            f"{k} actor(s) {ray[f'ray_{k}_actor']['records_per_s']}"
+            for k in (1, 2)
+            if f"ray_{k}_actor" in ray
+        ]
+        rows.append(["8 Ray Data vs score_batch, records/s", "; ".join(parts), "-", "-"])
     return _table(["section / metric", "value", "target", "met"], rows)
 
 
@@ -266,6 +300,8 @@ def render(rep: dict[str, Any]) -> str:
         "7. Backend agreement (ONNX int8 / fp32, torch bf16) vs torch float32",
         _md_backends,
     )
+
+    _section(out, s, "scale", "8. Scoring at scale", _md_scale)
     return "\n".join(out)
 
 
@@ -615,4 +651,83 @@ def _md_backends(x: dict[str, Any]) -> list[str]:
                 )
                 + ".\n"
             )
+    return out
+
+
+def _md_scale(x: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+
+    def part(key: str, title: str, body) -> None:
+        p = x.get(key)
+        if p is None:
+            return
+        cpu = p.get("cpu", {})
+        out.append(
+            f"\n**{title}** ({p.get('part_wall_s')} s; other processes took "
+            f"{_pct(cpu.get('foreign_share'))} of the CPUs meanwhile)\n\n"
+        )
+        out.extend([f"Error: {p['error']}\n"] if "error" in p else body(p))
+
+    def gpu(p: dict[str, Any]) -> list[str]:
+        if not p.get("measured"):
+            return [f"{p.get('note', 'not measured')}.\n"]
+        rows = [
+            [r["batch_size"], r["pairs"], r["bare_pairs_per_s"], r["score_batch_pairs_per_s"],
+             r["ratio"]]
+            for r in p["rows"]
+        ]  # fmt: skip
+        return [
+            f"Device {p['device']}.\n\n",
+            _table(["batch", "pairs", "bare pairs/s", "score_batch pairs/s", "ratio"], rows),
+        ]
+
+    def prefetch(p: dict[str, Any]) -> list[str]:
+        return [
+            f"`NLIModel.predict` on {p['pairs']} pairs (torch {p['dtype']}, CPU), "
+            f"{p['rounds']} interleaved rounds, medians: prefetch off "
+            f"{p['off_pairs_per_s']} pairs/s, on {p['on_pairs_per_s']} pairs/s "
+            f"(on/off speed {p['ratio_on_over_off']}); identical probabilities: "
+            f"{p['identical_probabilities']}. Prefetch is off by default on the CPU.\n"
+        ]
+
+    def streaming(p: dict[str, Any]) -> list[str]:
+        rows = [
+            [r["model"], f"{r['records']:,}", r["wall_s"], r["records_per_s"], r["peak_rss_mib"],
+             _pct(r.get("cpu", {}).get("foreign_share"))]
+            for r in p["runs"]
+        ]  # fmt: skip
+        return [
+            "`nli-faith score FILE -o OUT.jsonl` in a subprocess on synthetic short records "
+            "(one-sentence answer, two-sentence context); peak RSS from `wait4`. The cheap "
+            "model ran with one torch thread (`OMP_NUM_THREADS=1`), the bundled one with "
+            "the default (all cores).\n\n",
+            _table(
+                ["model", "records", "wall s", "records/s", "peak RSS MiB", "others' CPU"], rows
+            ),
+            f"\nPeak RSS grew by {p['rss_growth_mib']} MiB for {p['records_ratio']}x the "
+            "records (cheap model rows).\n",
+        ]
+
+    def ray(p: dict[str, Any]) -> list[str]:
+        if p.get("measured") is False:
+            return [f"{p.get('note')}.\n"]
+        sb = p["score_batch"]
+        rows = [["score_batch (one process, model loaded)", sb["wall_s"], sb["records_per_s"]]]
+        for k in (1, 2):
+            r = p.get(f"ray_{k}_actor")
+            if r:
+                rows.append([f"Ray Data, {k} CPU actor(s), local ray.init(num_cpus=2)",
+                             r["wall_s"], r["records_per_s"]])  # fmt: skip
+        return [
+            f"{p['source']} ({p['records']} records), bundled model, torch default dtype. "
+            "Ray times include starting the actors and loading a model in each (the scorer "
+            f"alone loaded in {sb['model_load_s']} s here); torch used {sb['threads']} "
+            "threads in-process, 1 per actor.\n\n",
+            _table(["path", "wall s", "records/s"], rows),
+        ]
+
+    part("gpu_end_to_end", "GPU: score_batch over bare forwards", gpu)
+    part("prefetch_cpu", "Prefetch on the CPU", prefetch)
+    part("streaming_cli", "Streaming CLI", streaming)
+    part("ray", "Ray Data", ray)
     return out

@@ -203,3 +203,30 @@ E_SCORER_AND_OPTIONS = (
     "its options."
 )
 E_SCORE_TYPE = "score must be one of {allowed}, got {score!r}."
+# Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
+E_N_PROCESS = "n_process must be at least 1, got {n_process!r}."
+E_BLOCK_SIZE = "block_size must be at least 1, got {block_size!r}."
+E_RESUME_STDOUT = "--resume needs an output file (-o PATH), not standard output."
+E_RESUME_PARQUET = (
+    "cannot resume from {path}: it is not a readable Parquet file ({error}). Its rows are "
+    "moved into place only when a run ends or is interrupted; after a hard kill, remove it "
+    "or score again without --resume."
+)
+E_RESUME_NOT_OURS = (
+    "cannot resume from {path}: no complete line of it is an output object with a 'line' "
+    "number. Is it the output of 'nli-faith score'?"
+)
+E_PARQUET_STDIO = "Parquet needs a file path, not standard input or output ('-')."
+E_INPUT_MISSING = "input file {path} does not exist (or is not a file)."
+E_RAY_MISSING = (
+    "the Ray engine needs the optional package 'ray[data]', which cannot be imported "
+    '({error}). Install it with: pip install "nli-faith[ray]"'
+)
+E_RAY_ARGS = (
+    "score_dataset needs concurrency >= 1, batch_size >= 1 and num_gpus >= 0; got "
+    "concurrency={concurrency!r}, batch_size={batch_size!r}, num_gpus={num_gpus!r}."
+)
+E_RAY_STDIO = (
+    "--engine ray reads and writes files (OUTPUT becomes a directory), not standard input "
+    "or output ('-')."
+)

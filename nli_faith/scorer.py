@@ -8,18 +8,22 @@ so thresholds can be changed without running the model again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import count, islice
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from nli_faith.errors import (
+    E_BLOCK_SIZE,
     E_CONTEXT_EMPTY,
     E_EARLY_EXIT_THRESHOLD,
     E_LONG_CLAIMS,
+    E_N_PROCESS,
     E_PREFILTER_TOP_K_ALONE,
+    RecordError,
 )
 from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
@@ -33,6 +37,7 @@ from nli_faith.scoring.bands import (
 from nli_faith.scoring.candidates import top_chunks
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
 from nli_faith.scoring.isolate import describe, run_isolated
+from nli_faith.scoring.parallel import PlanPool, fork_available
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
 from nli_faith.scoring.reference import explain_reference, reference_label, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
@@ -551,6 +556,7 @@ class FaithfulnessScorer:
         *,
         show_progress_bar: bool = False,
         labels: Sequence[str] | None = None,
+        n_process: int = 1,
     ) -> list[FaithfulnessResult]:
         """Score many records in one pass over the model (pairs sorted and deduplicated globally).
 
@@ -559,6 +565,8 @@ class FaithfulnessScorer:
         and every other record is scored as it would be alone. When a shared model batch
         fails, it is bisected until the records that fail stand alone. ``labels`` name
         the records in warnings (default ``"record <index>"``; the CLI passes line numbers).
+        ``n_process > 1`` splits and chunks the records in that many forked worker
+        processes (kept for the next call); the results are the same as with one.
         Records with a reference answer (``reference``, ``ground_truth``,
         ``expected_output``) get a second pass, for all of them together:
         :meth:`check_reference`.
@@ -575,16 +583,51 @@ class FaithfulnessScorer:
         """
         records = list(records)
         names = list(labels) if labels is not None else [f"record {k}" for k in range(len(records))]
-        plans: dict[int, tuple[list, list, np.ndarray]] = {}
-        out: dict[int, FaithfulnessResult] = {}
-        references: dict[int, str | None] = {}
-        for k, rec in enumerate(records):
-            try:
-                r = parse_record(rec, limits=self.limits)
-                plans[k] = self._plan(r.response, r.context, record=names[k])
-                references[k] = r.reference
-            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
-                out[k] = error_result(describe(err))
+        items = list(zip(records, names))
+        return self._score_planned(self._plan_records(items, n_process), show_progress_bar)
+
+    def score_stream(
+        self,
+        records: Iterable[Mapping[str, Any] | Record],
+        *,
+        block_size: int = 64,
+        n_process: int = 1,
+        labels: Iterable[str] | None = None,
+    ) -> Iterator[FaithfulnessResult]:
+        """Score an iterable of records lazily, ``block_size`` records per model pass.
+
+        Yields one result per record, in order; memory stays bounded whatever the input
+        length. With ``n_process > 1`` the worker processes split and chunk the next block
+        while the model scores this one. Results equal :meth:`score_batch`'s on the same
+        blocks. ``labels`` (an iterable as long as ``records``) name records in warnings.
+
+        Example:
+            >>> scorer = FaithfulnessScorer(device="cpu")
+            >>> rec = {"response": "It is blue.", "context": "The sky is blue."}
+            >>> recs = (rec for _ in range(3))
+            >>> [r.n_claims for r in scorer.score_stream(recs, block_size=2)]
+            [1, 1, 1]
+        """
+        if block_size < 1:
+            raise ValueError(E_BLOCK_SIZE.format(block_size=block_size))
+        names = labels if labels is not None else (f"record {k}" for k in count())
+        it = zip(records, names)
+        pool = self._plan_pool(n_process)
+        plan = pool.plan_async if pool is not None else self._plan_now
+        block = list(islice(it, block_size))
+        pending = plan(block) if block else None
+        while pending is not None:
+            block = list(islice(it, block_size))
+            following = plan(block) if block else None  # planned while this block is scored
+            yield from self._score_planned(pending.get(), False)
+            pending = following
+
+    def _score_planned(self, planned: list, show_progress_bar: bool) -> list[FaithfulnessResult]:
+        """Results of planned records (a ``(plan, reference)``, or the error text of a record
+        that failed); records with a reference answer then get :meth:`check_reference`."""
+        out = {k: error_result(p) for k, p in enumerate(planned) if isinstance(p, str)}
+        plans = {k: p[0] for k, p in enumerate(planned) if not isinstance(p, str)}
+        references = {k: p[1] for k, p in enumerate(planned) if not isinstance(p, str)}
         matrices = run_isolated(lambda ps: self._fill(ps, show_progress_bar), list(plans.values()))
         for k, m in zip(plans, matrices):
             try:
@@ -593,8 +636,54 @@ class FaithfulnessScorer:
                 )
             except Exception as err:  # noqa: BLE001
                 out[k] = error_result(describe(err))
-        results = [out[k] for k in range(len(records))]
-        return self.check_reference(results, [references.get(k) for k in range(len(records))])
+        results = [out[k] for k in range(len(planned))]
+        return self.check_reference(results, [references.get(k) for k in range(len(planned))])
+
+    # -- planning on several cores ---------------------------------------------------
+
+    def _plan_record(self, item: tuple[Any, str]) -> tuple[tuple, str | None] | str:
+        """Claims, chunks and pair mask of one ``(record, name)`` with its reference answer,
+        or its error text.
+
+        A :class:`~nli_faith.errors.RecordError` in place of a record (a line that was not
+        valid JSON, say) stands for a record that failed before scoring: its error.
+        """
+        rec, name = item
+        if isinstance(rec, RecordError):
+            return describe(rec)
+        try:
+            r = parse_record(rec, limits=self.limits)
+            return self._plan(r.response, r.context, record=name), r.reference
+        except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+            return describe(err)
+
+    def _plan_now(self, records: list) -> _Done:
+        return _Done([self._plan_record(rec) for rec in records])
+
+    def _plan_pool(self, n_process: int) -> PlanPool | None:
+        """The forked planning workers for ``n_process`` (kept), or None for in-process."""
+        if n_process < 1:
+            raise ValueError(E_N_PROCESS.format(n_process=n_process))
+        if n_process == 1 or not fork_available():
+            return None
+        pools = self.__dict__.setdefault("_plan_pools", {})
+        if n_process not in pools:
+            pools[n_process] = PlanPool(self, n_process)
+        return pools[n_process]
+
+    def close(self) -> None:
+        """Stop the planning worker processes of ``n_process`` (if any were started).
+
+        They are kept between calls; without ``close()`` they stop when Python exits.
+        """
+        for pool in self.__dict__.pop("_plan_pools", {}).values():
+            pool.close()
+
+    def _plan_records(self, records: list, n_process: int) -> list:
+        pool = self._plan_pool(n_process)
+        if pool is None or len(records) < 2 * n_process:
+            return self._plan_now(records).get()
+        return pool.plan(records)
 
     def check_reference(
         self, results: Sequence[FaithfulnessResult], references: Sequence[str | None]
@@ -653,6 +742,16 @@ class FaithfulnessScorer:
                 reason=f"{out[k].reason} {explain_reference(rates)}",
             )
         return out
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A result already computed, with the ``get()`` of an asynchronous one."""
+
+    value: Any
+
+    def get(self) -> Any:
+        return self.value
 
 
 def _evidence(chunk: Chunk) -> Evidence:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from functools import partial
 from typing import Any
 
 
@@ -107,7 +106,19 @@ def scorer_from_args(args: argparse.Namespace):
 
     Raises ``ValueError`` or :class:`~nli_faith.errors.NliFaithError` for bad options.
     """
-    from nli_faith.scorer import GUARDRAIL_OPTIONS, FaithfulnessScorer
+    from nli_faith.scorer import FaithfulnessScorer
+
+    model, options = scorer_options_from_args(args)
+    thresholds = getattr(args, "thresholds", None)
+    if thresholds is not None:  # thresholds saved by `nli-faith calibrate`
+        return FaithfulnessScorer.from_thresholds(thresholds, model, **options)
+    return FaithfulnessScorer(model, **options)
+
+
+def scorer_options_from_args(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The model and keyword options of the scorer the flags describe (for building it
+    elsewhere, e.g. in Ray actors)."""
+    from nli_faith.scorer import GUARDRAIL_OPTIONS
 
     options: dict[str, Any] = {}
     if args.entail_threshold is not None:
@@ -124,22 +135,15 @@ def scorer_from_args(args: argparse.Namespace):
     if args.guardrail:
         setup.update(GUARDRAIL_OPTIONS)
     setup.update({k: v for k, v in explicit.items() if v is not None})
-    thresholds = getattr(args, "thresholds", None)
-    build = (
-        FaithfulnessScorer
-        if thresholds is None
-        else partial(FaithfulnessScorer.from_thresholds, thresholds)
-    )
-    return build(
-        args.model,
-        device=args.device,
-        onnx_quantize=not args.onnx_fp32,
-        batch_size=args.batch_size,
-        granularity=args.granularity,
-        limits=limits_from_args(args),
+    return args.model, {
+        "device": args.device,
+        "onnx_quantize": not args.onnx_fp32,
+        "batch_size": args.batch_size,
+        "granularity": args.granularity,
+        "limits": limits_from_args(args),
         **setup,
         **options,
-    )
+    }
 
 
 def add_thresholds_option(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -71,6 +71,10 @@ class NLIModel:
             bf16 (or fp16) on CUDA; on CPU bf16 where the CPU has native bf16 (AVX512-BF16,
             AMX; see :func:`cpu_has_native_bf16`), else fp32. ``"float32"`` for exact fp32.
             Torch backend only: the ONNX graphs are int8 or fp32 (``onnx_quantize``).
+        prefetch: pad (and, on CUDA, copy to pinned memory and to the device) the next batch
+            in a background thread while the model runs the current one. Default: on for
+            CUDA, off on the CPU, where the model already uses every core (the results are
+            the same either way; only the timing differs).
 
     Example:
         >>> nli = NLIModel("default", device="cpu")
@@ -90,6 +94,7 @@ class NLIModel:
         batch_size: int | None = None,
         dtype: str | None = None,
         onnx_quantize: bool = True,
+        prefetch: bool | None = None,
     ) -> None:
         if backend not in ("torch", "onnx"):
             raise ValueError(E_BACKEND.format(backend=backend))
@@ -148,6 +153,9 @@ class NLIModel:
             ).to(self.device)
             self._model.eval()
             self._session = None
+        self.prefetch = self.device.startswith("cuda") if prefetch is None else bool(prefetch)
+        #: (premise, hypothesis) pairs asked of :meth:`predict` so far, duplicates included.
+        self.pairs_predicted = 0
 
     # -- tokens -------------------------------------------------------------
 
@@ -232,6 +240,7 @@ class NLIModel:
         """
         if not pairs:
             return np.zeros((0, 3), dtype=np.float32)
+        self.pairs_predicted += len(pairs)
         unique: dict[tuple[str, str], int] = {}
         index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
         uniq_pairs = list(unique)
@@ -266,34 +275,85 @@ class NLIModel:
                     types[i] = cut["token_type_ids"][k]
                 lengths[i] = len(ids[i])
         order = np.argsort(-lengths, kind="stable")
-        out = np.empty((len(pairs), self.label_map.num_labels), dtype=np.float32)
-        starts = range(0, len(order), batch_size)
+        batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+        pad_id = self.tokenizer.pad_token_id or 0
+
+        def prepare(sel: np.ndarray):
+            return self._to_device(_pad_batch(ids, types, sel, self.max_length, pad_id))
+
+        launched = []
+        steps = _prefetched(prepare, batches) if self.prefetch else map(prepare, batches)
         if show_progress_bar:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, desc="NLI", unit="batch")
-        pad_id = self.tokenizer.pad_token_id or 0
-        for start in starts:
-            sel = order[start : start + batch_size]
-            out[sel] = self._forward(_pad_batch(ids, types, sel, self.max_length, pad_id))
+            steps = tqdm(steps, desc="NLI", unit="batch", total=len(batches))
+        for inputs in steps:
+            launched.append(self._launch(inputs))
+        out = np.empty((len(pairs), self.label_map.num_labels), dtype=np.float32)
+        if launched:
+            out[order] = self._gather(launched)
         return out
 
-    def _forward(self, padded: dict[str, np.ndarray]) -> np.ndarray:
+    # The three steps of a forward pass, split so that the host prepares the next batch
+    # while the device runs this one, and results come back in one copy at the end.
+
+    def _to_device(self, padded: dict[str, np.ndarray]):
+        """Host arrays -> model inputs: torch tensors on the device (pinned, non-blocking
+        copies on CUDA), or the arrays themselves for ONNX Runtime."""
         if self._session is not None:
-            logits = self._session.run(padded)
+            return padded
+        import torch
+
+        tensors = {k: torch.from_numpy(v) for k, v in padded.items()}
+        if not self.device.startswith("cuda"):
+            return tensors
+        return {k: v.pin_memory().to(self.device, non_blocking=True) for k, v in tensors.items()}
+
+    def _launch(self, inputs):
+        """Run one batch; on CUDA the returned probabilities stay on the device (no sync)."""
+        if self._session is not None:
+            logits = self._session.run(inputs)
             logits = logits - logits.max(axis=-1, keepdims=True)
             e = np.exp(logits)
             return e / e.sum(axis=-1, keepdims=True)
         import torch
 
         with torch.inference_mode():
-            inputs = {k: torch.from_numpy(v).to(self.device) for k, v in padded.items()}
-            logits = self._model(**inputs).logits
-            return torch.softmax(logits.float(), dim=-1).cpu().numpy()
+            return torch.softmax(self._model(**inputs).logits.float(), dim=-1)
+
+    def _gather(self, launched: list) -> np.ndarray:
+        """The probabilities of every launched batch, in launch order, as one array."""
+        if isinstance(launched[0], np.ndarray):
+            return np.concatenate(launched)
+        import torch
+
+        return torch.cat(launched).cpu().numpy()
+
+    def _forward(self, padded: dict[str, np.ndarray]) -> np.ndarray:
+        """Probabilities of one padded batch (the three steps above, in step)."""
+        return self._gather([self._launch(self._to_device(padded))])
 
     @property
     def torch_model(self) -> torch.nn.Module | None:
         return self._model
+
+
+def _prefetched(prepare, items: list) -> Iterator:
+    """``map(prepare, items)``, with ``prepare`` of the next item running in a background
+    thread while the caller works on the current one (tokenizer, numpy and torch copies
+    release the GIL for most of their work)."""
+    if len(items) < 2:
+        yield from map(prepare, items)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="nli-prefetch") as pool:
+        ahead = pool.submit(prepare, items[0])
+        for nxt in items[1:]:
+            current = ahead.result()
+            ahead = pool.submit(prepare, nxt)
+            yield current
+        yield ahead.result()
 
 
 def _pad_batch(

@@ -1,0 +1,362 @@
+"""Scoring with Ray Data, for inputs one machine cannot get through in time.
+
+:func:`score_dataset` maps a Ray Data dataset of records through a pool of actors, each
+holding one :class:`~nli_faith.scorer.FaithfulnessScorer` (the model is loaded once per
+actor, on a GPU when ``num_gpus`` is set, else on CPUs). Its output rows are the rows
+``nli-faith score`` writes, with the fixed Arrow schema of :func:`nli_faith.io.arrow_schema`:
+``line``, ``id``, ``lenient``, ``strict``, ``soft``, ``n_claims``, ``n_yes``, ``n_no``,
+``n_idk``, ``reason``, ``claims`` (a JSON string: the list the JSONL output holds) and
+``error`` (``id`` and ``error`` are null where the JSONL object has no such key; a
+non-string ``id`` is JSON-encoded). :func:`read_records` reads a JSONL or Parquet file as
+such a dataset, keeping each record's line (or row) number; ``nli-faith score --engine ray``
+is the two together plus Ray Data's own writers.
+
+Needs ``pip install "nli-faith[ray]"``; Ray is imported only when used.
+
+Example (on a cluster: ``ray.init(address="auto")``):
+    >>> import ray
+    >>> from nli_faith.distributed import read_records, score_dataset
+    >>> _ = ray.init(num_cpus=2)  # doctest: +SKIP
+    >>> ds = read_records("examples/answers.jsonl")  # doctest: +SKIP
+    >>> rows = score_dataset(ds, concurrency=1).take_all()  # doctest: +SKIP
+    >>> sorted(rows, key=lambda r: r["line"])[0]["n_claims"]  # doctest: +SKIP
+    2
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from nli_faith.errors import (
+    E_BAD_JSON,
+    E_RAY_ARGS,
+    E_RAY_MISSING,
+    MissingDependencyError,
+    RecordError,
+)
+from nli_faith.io import (
+    PARQUET_ROW_GROUP,
+    arrow_row,
+    arrow_schema,
+    is_parquet,
+    json_line,
+    json_row,
+    output_row,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+    import ray.data
+
+#: Records per actor call (one ``score_batch``), as the CLI's blocks.
+DEFAULT_BATCH_SIZE = 64
+#: CPUs reserved by a reading or writing task: none, so that actors holding every core
+#: (``concurrency`` = cores) cannot starve them; they only move bytes.
+IO_TASK_CPUS = 0
+#: Column of :func:`read_records` rows holding a JSONL line's text.
+JSON_COLUMN = "json"
+
+
+def _ray():
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as err:
+        raise MissingDependencyError(E_RAY_MISSING.format(error=err)) from err
+    return ray
+
+
+class _Scorer:
+    """Ray Data UDF: one scorer per actor, one ``score_batch`` per batch of rows."""
+
+    def __init__(self, model: str, options: dict[str, Any], json_column: str | None) -> None:
+        from nli_faith.scorer import FaithfulnessScorer
+
+        self.scorer = FaithfulnessScorer(model, **options)
+        self.json_column = json_column
+        self.schema = arrow_schema()
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        import pyarrow as pa
+
+        rows = batch.to_pylist()
+        lines = [row.get("line") for row in rows]
+        if self.json_column is not None:
+            records = [_parse_json(row.get(self.json_column)) for row in rows]
+        else:
+            records = rows
+        results = self.scorer.score_batch(records, labels=[f"line {n}" for n in lines])
+        out = [
+            arrow_row(output_row(line, rec, res)) for line, rec, res in zip(lines, records, results)
+        ]
+        return pa.Table.from_pylist(out, schema=self.schema)
+
+
+def _parse_json(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, json.JSONDecodeError) as err:
+        return RecordError(E_BAD_JSON.format(error=getattr(err, "msg", err)))
+
+
+def score_dataset(
+    ds: ray.data.Dataset,
+    *,
+    model: str = "default",
+    num_gpus: float = 0,
+    concurrency: int = 1,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    num_cpus: float | None = None,
+    json_column: str | None = None,
+    nli_batch_size: int | None = None,
+    **scorer_options: Any,
+) -> ray.data.Dataset:
+    """Score every record of ``ds`` with ``concurrency`` actors; lazy, like any Ray Data op.
+
+    Args:
+        ds: rows that are records (DeepEval, RAGAS or plain field names, as
+            ``ray.data.read_parquet`` or ``read_json`` give them), or, with ``json_column``,
+            rows holding one JSON record as text (:func:`read_records` for JSONL). A
+            ``line`` column, if any, is passed through as the output's ``line``.
+        model: as for :class:`~nli_faith.scorer.FaithfulnessScorer`.
+        num_gpus: GPUs per actor (e.g. 1); 0 (default) gives CPU actors.
+        concurrency: number of actors, each with its own copy of the model.
+        batch_size: records per ``score_batch`` call in an actor.
+        num_cpus: CPUs reserved per actor; default 1 (torch then uses that many threads).
+        json_column: column holding each record as JSON text; a value that is not valid
+            JSON gets the CLI's ``error`` instead of failing the job.
+        nli_batch_size: the scorer's ``batch_size`` (NLI pairs per forward pass), which
+            ``batch_size`` here does not set.
+        scorer_options: other keyword options of ``FaithfulnessScorer``
+            (``backend="onnx"``, ``dtype=...``, ``prefilter=...``).
+
+    Returns:
+        A dataset of output rows (see the module docstring), one per input row. A record
+        that cannot be scored gets its ``error``; the job goes on.
+    """
+    if concurrency < 1 or batch_size < 1 or num_gpus < 0:
+        raise ValueError(
+            E_RAY_ARGS.format(concurrency=concurrency, batch_size=batch_size, num_gpus=num_gpus)
+        )
+    _ray()
+    if nli_batch_size is not None:
+        scorer_options = {**scorer_options, "batch_size": nli_batch_size}
+    if num_gpus and scorer_options.get("device") is None:
+        scorer_options = {**scorer_options, "device": "cuda"}
+    return ds.map_batches(
+        _Scorer,
+        fn_constructor_kwargs={
+            "model": model,
+            "options": scorer_options,
+            "json_column": json_column,
+        },
+        batch_size=batch_size,
+        batch_format="pyarrow",
+        compute=_actor_pool(concurrency),
+        num_gpus=num_gpus or None,
+        num_cpus=1 if num_cpus is None else num_cpus,
+    )
+
+
+def _actor_pool(size: int):
+    from ray.data import ActorPoolStrategy
+
+    return ActorPoolStrategy(size=size)
+
+
+# -- files ------------------------------------------------------------------------------------
+
+
+def read_records(path: str | list[str], **read_args: Any) -> ray.data.Dataset:
+    """A JSONL or Parquet file (or several) as a dataset, each row with its ``line``.
+
+    Ray Data's file datasource machinery, with a reader that numbers the records as
+    ``nli-faith score`` does (``ray.data.read_json`` would fail the whole job on one
+    malformed line, and neither it nor ``read_parquet`` numbers rows): JSONL rows are
+    ``{"line": n, "json": text}`` (score them with ``json_column="json"``), Parquet rows
+    are the file's columns plus ``line`` (the 1-based row number). Files are read whole
+    by one task each, streaming, in blocks of :data:`~nli_faith.io.PARQUET_ROW_GROUP`.
+    ``read_args`` go to ``ray.data.read_datasource`` (e.g. ``override_num_blocks``).
+    """
+    ray = _ray()
+    paths = [path] if isinstance(path, str) else list(path)
+    read_args.setdefault("num_cpus", IO_TASK_CPUS)
+    return ray.data.read_datasource(_numbered_source(paths), **read_args)
+
+
+def _numbered_source(paths: list[str]):
+    from ray.data.datasource import FileBasedDatasource
+
+    class NumberedRecords(FileBasedDatasource):
+        """Records of JSONL or Parquet files, numbered from 1 within each file."""
+
+        def _open_input_source(self, filesystem, path: str, **open_args):
+            if is_parquet(path):  # Parquet needs random access
+                return filesystem.open_input_file(path)
+            return super()._open_input_source(filesystem, path, **open_args)
+
+        def _read_stream(self, f, path: str) -> Iterator[pa.Table]:
+            if is_parquet(path):
+                yield from _parquet_blocks(f)
+            else:
+                yield from _jsonl_blocks(f)
+
+    return NumberedRecords(paths)
+
+
+def _jsonl_blocks(f, block: int = PARQUET_ROW_GROUP) -> Iterator[pa.Table]:
+    import pyarrow as pa
+
+    lines: list[int] = []
+    texts: list[str] = []
+    carry = b""
+    lineno = 0
+    while True:
+        data = f.read(1 << 20)
+        if not data:
+            break
+        parts = (carry + data).split(b"\n")
+        carry = parts.pop()
+        for part in parts:
+            lineno += 1
+            if part.strip():
+                lines.append(lineno)
+                texts.append(part.decode("utf-8", errors="replace"))
+        if len(lines) >= block:
+            yield pa.table({"line": lines, JSON_COLUMN: texts})
+            lines, texts = [], []
+    if carry.strip():
+        lines.append(lineno + 1)
+        texts.append(carry.decode("utf-8", errors="replace"))
+    if lines:
+        yield pa.table({"line": lines, JSON_COLUMN: texts})
+
+
+def _parquet_blocks(f) -> Iterator[pa.Table]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    start = 0
+    for batch in pq.ParquetFile(f).iter_batches(batch_size=PARQUET_ROW_GROUP):
+        table = pa.Table.from_batches([batch])
+        table = table.append_column("line", pa.array(range(start + 1, start + 1 + len(table))))
+        start += len(table)
+        yield table
+
+
+def _jsonl_sink(path: str):
+    from ray.data.datasource import BlockBasedFileDatasink
+
+    class JsonlSink(BlockBasedFileDatasink):
+        """One JSONL file per block, each line exactly the CLI's JSON object."""
+
+        def __init__(self, path: str) -> None:
+            super().__init__(path, file_format="jsonl")
+
+        def write_block_to_file(self, block, file) -> None:
+            rows = block.to_arrow().to_pylist()
+            text = "".join(json_line(json_row(r)) for r in rows)
+            file.write(text.encode("utf-8"))
+
+    return JsonlSink(path)
+
+
+def write_output(ds: ray.data.Dataset, path: str) -> None:
+    """Write output rows with Ray Data's file sinks; ``path`` becomes a directory.
+
+    ``*.parquet``: ``Dataset.write_parquet``, the fixed Arrow schema. Otherwise JSONL
+    files, each line the CLI's JSON object (``claims`` nested, no null ``id`` / ``error``
+    keys, floats as Python writes them): through Ray Data's block file sink rather than
+    ``write_json``, which goes through pandas (floats cut to 10 digits, null keys kept).
+    """
+    io = {"num_cpus": IO_TASK_CPUS}
+    if is_parquet(path):
+        ds.write_parquet(path, ray_remote_args=io)
+    else:
+        ds.write_datasink(_jsonl_sink(path), ray_remote_args=io)
+
+
+# -- command line ---------------------------------------------------------------------------
+
+
+def run_cli(args) -> int:
+    """``nli-faith score --engine ray``: read, score and write with Ray Data."""
+    from nli_faith.cli.options import scorer_options_from_args
+    from nli_faith.errors import E_RAY_STDIO
+
+    try:
+        if args.input == "-" or args.output == "-":
+            raise ValueError(E_RAY_STDIO)
+        ray = _ray()
+        model, options = scorer_options_from_args(args)
+        options["nli_batch_size"] = options.pop("batch_size")
+    except (ValueError, MissingDependencyError) as err:
+        print(f"nli-faith score: error: {err}", file=sys.stderr)
+        return 2
+    _quiet_ray(args)
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=args.ray_address, log_to_driver=False, logging_level=logging.WARNING)
+    try:
+        ds = read_records(args.input)
+        out = score_dataset(
+            ds,
+            model=model,
+            num_gpus=args.num_gpus,
+            concurrency=args.concurrency,
+            batch_size=args.ray_batch_size or DEFAULT_BATCH_SIZE,
+            json_column=None if is_parquet(args.input) else JSON_COLUMN,
+            **options,
+        )
+        write_output(out, args.output)
+        summary = _summary(ray, args.output)
+    finally:
+        if started_here:
+            ray.shutdown()
+    if not args.quiet:
+        print(summary.render(), file=sys.stderr)
+        print(f"wrote a directory of files: {args.output}", file=sys.stderr)
+    return 1 if summary.failed else 0
+
+
+def _quiet_ray(args) -> None:
+    """Ray Data's progress bars only on a terminal, and its INFO logs only with -v."""
+    from ray.data import DataContext
+
+    DataContext.get_current().enable_progress_bars = not args.no_progress and sys.stderr.isatty()
+    if not getattr(args, "verbose", False):
+        logging.getLogger("ray").setLevel(logging.WARNING)
+
+
+def _summary(ray, path: str):
+    """The CLI's summary table, from the written output (read back by column)."""
+    from nli_faith.cli.score import RunningSummary
+    from nli_faith.results import FaithfulnessResult
+
+    if is_parquet(path):
+        ds = ray.data.read_parquet(path, columns=list(_SUMMARY_COLUMNS))
+    else:  # files differ in their keys ("error" only where a record failed): parse by line
+        ds = ray.data.read_text(path).map_batches(_summary_columns, batch_format="pyarrow")
+    summary = RunningSummary()
+    for batch in ds.iter_batches(batch_format="pyarrow"):
+        for row in batch.to_pylist():
+            summary.add(FaithfulnessResult(reason="", claims=[], **row))
+    return summary
+
+
+_SUMMARY_COLUMNS = ("lenient", "strict", "soft", "n_claims", "n_yes", "n_no", "n_idk", "error")
+
+
+def _summary_columns(batch: pa.Table) -> pa.Table:
+    """JSONL output lines (a ``text`` column) -> the columns the summary adds up."""
+    import pyarrow as pa
+
+    schema = arrow_schema()
+    rows = [json.loads(t) for t in batch.column("text").to_pylist()]
+    return pa.table(
+        {c: pa.array([r.get(c) for r in rows], type=schema.field(c).type) for c in _SUMMARY_COLUMNS}
+    )

@@ -1,0 +1,387 @@
+"""Record files in and scored rows out: JSONL or Parquet, chosen by the file extension.
+
+Used by ``nli-faith score`` (streaming, ``--resume``) and by :mod:`nli_faith.distributed`.
+Everything streams: a reader yields one record at a time, a writer holds at most one
+Parquet row group, so memory does not grow with the file.
+
+* Input: ``.parquet`` / ``.pq`` files are read row group by row group
+  (``pyarrow.parquet.ParquetFile.iter_batches``); anything else is JSONL, one JSON object
+  a line (``-`` is standard input). Each record carries its ``line``: the 1-based line
+  number in a JSONL file (blank lines are skipped but counted), the 1-based row number
+  in a Parquet file.
+* Output rows (:func:`output_row`) are the CLI's JSON objects: ``line``, ``id`` (when the
+  record has one), the :class:`~nli_faith.results.FaithfulnessResult` fields, and
+  ``error`` only for a record that failed.
+* Arrow rows (:func:`arrow_row`, :func:`arrow_schema`; Parquet output and Ray) have the
+  same keys with one fixed schema: ``id`` and ``error`` are always present (null when the
+  JSON object has no such key), ``id`` is a string (a non-string id is JSON-encoded:
+  ``7`` -> ``"7"``), and every list or object field (``claims``) is a JSON string of
+  exactly what the JSONL output holds. ``json_row`` turns an Arrow row back into the
+  JSONL object.
+
+Example:
+    >>> from nli_faith.results import FaithfulnessResult
+    >>> res = FaithfulnessResult(1.0, 1.0, 0.9, 1, 1, 0, 0, "ok")
+    >>> row = output_row(3, {"id": 7, "response": "..."}, res)
+    >>> row["line"], row["id"], "error" in row
+    (3, 7, False)
+    >>> flat = arrow_row(row)
+    >>> flat["id"], flat["claims"], flat["error"]
+    ('7', '[]', None)
+    >>> json_row(flat) == {**row, "id": "7"}
+    True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from nli_faith.errors import (
+    E_BAD_JSON,
+    E_PARQUET_STDIO,
+    E_RESUME_NOT_OURS,
+    E_RESUME_PARQUET,
+    E_RESUME_STDOUT,
+    RecordError,
+)
+from nli_faith.results import FaithfulnessResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: Rows per Parquet row group written (bounded memory; readers stream by row group).
+PARQUET_ROW_GROUP = 1024
+_SCALARS = {"float": "float64", "int": "int64", "str": "string", "bool": "bool_"}
+
+
+def is_parquet(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names a Parquet file (by extension; ``-`` is JSONL)."""
+    return str(path).lower().endswith(PARQUET_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class InputRecord:
+    """One input record: its line (or row) number and the parsed object, or the error."""
+
+    line: int
+    raw: Any  # a dict (or any JSON value), or a RecordError for a line that is not JSON
+
+
+def read_records(path: str, *, after_line: int = 0) -> Iterator[InputRecord]:
+    """The records of a JSONL or Parquet file (``-``: JSONL on stdin), in order.
+
+    Records up to ``after_line`` are skipped without being parsed (``--resume``).
+    """
+    if is_parquet(path):
+        yield from _read_parquet(path, after_line)
+    elif path == "-":
+        yield from _read_jsonl(sys.stdin, after_line)
+    else:
+        with open(path, encoding="utf-8") as fh:
+            yield from _read_jsonl(fh, after_line)
+
+
+def count_records(path: str) -> int | None:
+    """Number of records when it is known without reading the file (Parquet), else None."""
+    if not is_parquet(path):
+        return None
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def _read_jsonl(fh: IO[str], after_line: int) -> Iterator[InputRecord]:
+    for lineno, line in enumerate(fh, start=1):
+        if lineno <= after_line or not line.strip():
+            continue
+        try:
+            yield InputRecord(lineno, json.loads(line))
+        except json.JSONDecodeError as err:
+            yield InputRecord(lineno, RecordError(E_BAD_JSON.format(error=err.msg)))
+
+
+def _read_parquet(path: str, after_line: int) -> Iterator[InputRecord]:
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(path)
+    row = 0
+    for group in range(pf.num_row_groups):
+        n = pf.metadata.row_group(group).num_rows
+        if row + n <= after_line:  # skip whole row groups on resume, unread
+            row += n
+            continue
+        for batch in pf.iter_batches(row_groups=[group], batch_size=PARQUET_ROW_GROUP):
+            for rec in batch.to_pylist():
+                row += 1
+                if row > after_line:
+                    yield InputRecord(row, rec)
+
+
+# -- output rows ---------------------------------------------------------------------------
+
+
+def output_row(line: int | None, raw: Any, result: FaithfulnessResult) -> dict[str, Any]:
+    """The CLI's output object for one record: ``line``, ``id`` if any, the result."""
+    out: dict[str, Any] = {"line": line}
+    if isinstance(raw, dict) and "id" in raw:
+        out["id"] = raw["id"]
+    question = _question(raw)
+    if question is not None:
+        out["question"] = question
+    out |= result.to_dict()
+    if result.error is None:
+        out.pop("error")
+    if result.hallucination_rate is None:  # no reference answer: the output is as before
+        out.pop("hallucination_rate")
+        out.pop("self_knowledge_rate")
+        for claim in out["claims"]:
+            claim.pop("reference_label")
+    return out
+
+
+def _question(raw: Any) -> str | None:
+    from nli_faith.judge.cascade import _question as question
+
+    return question(raw) if isinstance(raw, dict) else None
+
+
+def _result_columns() -> list[tuple[str, str]]:
+    """(field, Arrow type name) of each ``FaithfulnessResult`` field; lists are JSON text."""
+    hints = typing.get_type_hints(FaithfulnessResult)
+    cols = []
+    for f in dataclasses.fields(FaithfulnessResult):
+        args = [a for a in typing.get_args(hints[f.name]) if a is not type(None)]
+        base = args[0] if args else hints[f.name]
+        cols.append((f.name, _SCALARS.get(getattr(base, "__name__", ""), "json")))
+    return cols
+
+
+def _json_fields() -> tuple[str, ...]:
+    return tuple(name for name, kind in _result_columns() if kind == "json")
+
+
+def arrow_schema() -> pa.Schema:
+    """The fixed schema of :func:`arrow_row` rows (Parquet output, Ray Data)."""
+    import pyarrow as pa
+
+    fields = [
+        pa.field("line", pa.int64()),
+        pa.field("id", pa.string()),
+        pa.field("question", pa.string()),
+        pa.field("faithful", pa.bool_()),  # with --thresholds
+    ]
+    for name, kind in _result_columns():
+        fields.append(pa.field(name, pa.string() if kind == "json" else getattr(pa, kind)()))
+    return pa.schema(fields)
+
+
+def arrow_row(row: dict[str, Any]) -> dict[str, Any]:
+    """An :func:`output_row` with the fixed Arrow schema (see the module docstring)."""
+    out = dict(row)
+    rid = out.get("id")
+    out["id"] = rid if rid is None or isinstance(rid, str) else json.dumps(rid)
+    for key in _OPTIONAL_KEYS:
+        out.setdefault(key, None)
+    for name in _json_fields():
+        out[name] = json.dumps(out.get(name), ensure_ascii=False)
+    return out
+
+
+#: Keys the JSON output has only when they apply; null in the fixed Arrow schema otherwise.
+_OPTIONAL_KEYS = (
+    "id",
+    "error",
+    "question",
+    "faithful",
+    "hallucination_rate",
+    "self_knowledge_rate",
+)
+
+
+def json_row(flat: dict[str, Any]) -> dict[str, Any]:
+    """An :func:`arrow_row` back as the JSON object (``id`` stays a string)."""
+    out = dict(flat)
+    for name in _json_fields():
+        if isinstance(out.get(name), str):
+            out[name] = json.loads(out[name])
+    for key in _OPTIONAL_KEYS:
+        if out.get(key) is None:
+            out.pop(key, None)
+    return out
+
+
+def json_line(row: dict[str, Any]) -> str:
+    """One JSON line; a lone surrogate (from a ``\\ud83d`` escape) is kept as an escape."""
+    line = json.dumps(row, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(row)  # ASCII-only: every character escaped, nothing lost
+    return line + "\n"
+
+
+# -- writers ----------------------------------------------------------------------------------
+
+
+class JsonlWriter:
+    """One JSON object a line, to a file (appended to when resuming) or stdout (``-``)."""
+
+    def __init__(self, path: str, *, append: bool = False) -> None:
+        self._own = path != "-"
+        self._fh: IO[str] = (
+            open(path, "a" if append else "w", encoding="utf-8") if self._own else sys.stdout
+        )
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        self._fh.write("".join(json_line(r) for r in rows))
+        self._fh.flush()
+
+    def close(self) -> None:
+        if self._own:
+            self._fh.close()
+
+
+class ParquetWriter:
+    """Rows into ``PATH.part``, moved to ``PATH`` by :meth:`close` (also after Ctrl-C).
+
+    A Parquet file is readable only once its footer is written, so the file is built
+    beside the target and moved into place when closed. The first ``keep_rows`` rows of
+    an existing ``PATH`` are copied first, row group by row group (``--resume``).
+    """
+
+    def __init__(self, path: str, *, keep_rows: int = 0) -> None:
+        import pyarrow.parquet as pq
+
+        if path == "-":
+            raise ValueError(E_PARQUET_STDIO)
+        self.path = path
+        self.part = f"{path}.part"
+        self.schema = arrow_schema()
+        self._writer = pq.ParquetWriter(self.part, self.schema)
+        self._rows: list[dict[str, Any]] = []
+        if keep_rows:
+            old = pq.ParquetFile(path)
+            for group in range(old.num_row_groups):
+                table = old.read_row_group(group).cast(self.schema).slice(0, keep_rows)
+                self._writer.write_table(table)
+                keep_rows -= len(table)
+                if not keep_rows:
+                    break
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        self._rows.extend(arrow_row(r) for r in rows)
+        if len(self._rows) >= PARQUET_ROW_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        if self._rows:
+            self._writer.write_table(pa.Table.from_pylist(self._rows, schema=self.schema))
+            self._rows = []
+
+    def close(self) -> None:
+        self._flush()
+        self._writer.close()
+        os.replace(self.part, self.path)
+
+
+def open_writer(path: str, *, resume: ResumePoint | None = None) -> JsonlWriter | ParquetWriter:
+    """A writer for ``path`` by its extension, after the rows ``resume`` kept (if any)."""
+    keep = resume.rows if resume is not None else 0
+    if is_parquet(path):
+        return ParquetWriter(path, keep_rows=keep)
+    return JsonlWriter(path, append=bool(keep))
+
+
+# -- resume ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where ``--resume`` goes on: after input ``line``, with ``rows`` output rows kept."""
+
+    line: int
+    rows: int
+
+
+def resume_point(path: str, *, block: int = 1) -> ResumePoint:
+    """Cut the output ``path`` back to whole blocks of ``block`` rows; where to go on.
+
+    The rows of an unfinished block are dropped and scored again, with the same block
+    mates as in an uninterrupted run (a model's probabilities can move slightly with the
+    rest of its batch), so a resumed output equals an uninterrupted one. A JSONL line cut
+    short by the interruption is dropped too. A Parquet output must be readable (it is,
+    unless the run was killed outright: then it was never moved into place).
+    """
+    if path == "-":
+        raise ValueError(E_RESUME_STDOUT)
+    p = Path(path)
+    if not p.exists() or p.stat().st_size == 0:
+        return ResumePoint(0, 0)
+    if is_parquet(path):
+        return _parquet_resume(path, block)
+    return _jsonl_resume(p, block)
+
+
+def _parquet_resume(path: str, block: int) -> ResumePoint:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+        keep = pf.metadata.num_rows - pf.metadata.num_rows % block
+        if keep == 0:
+            return ResumePoint(0, 0)
+        start = 0
+        for group in range(pf.num_row_groups):
+            n = pf.metadata.row_group(group).num_rows
+            if start + n >= keep:
+                lines = pf.read_row_group(group, columns=["line"]).column("line")
+                return ResumePoint(int(lines[keep - start - 1].as_py()), keep)
+            start += n
+    except Exception as err:  # noqa: BLE001 - any unreadable file gets the same message
+        raise ValueError(E_RESUME_PARQUET.format(path=path, error=err)) from err
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _jsonl_resume(p: Path, block: int) -> ResumePoint:
+    """Count the complete lines; cut after the last whole block of them."""
+    rows, cut, first, last = 0, 0, None, b""
+    with p.open("rb") as fh:
+        offset = 0
+        for text in fh:
+            offset += len(text)
+            if not text.endswith(b"\n"):
+                break  # cut short by the interruption
+            rows += 1
+            if first is None:
+                first = text
+            if rows % block == 0:
+                cut, last = offset, text
+    if first is not None and _line_number(first) is None:
+        raise ValueError(E_RESUME_NOT_OURS.format(path=p))
+    line = _line_number(last) if cut else 0
+    if line is None:
+        raise ValueError(E_RESUME_NOT_OURS.format(path=p))
+    os.truncate(p, cut)
+    return ResumePoint(line, rows - rows % block)
+
+
+def _line_number(text: bytes) -> int | None:
+    if not text.strip():
+        return None
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    line = obj.get("line") if isinstance(obj, dict) else None
+    return line if isinstance(line, int) else None

@@ -1,0 +1,84 @@
+"""Splitting and chunking of many records on several cores (``score_batch(n_process=N)``).
+
+The rule-based splitter, the chunker and the lexical pre-filter are pure Python, so one
+process plans ~100-200 records/s; with ``n_process`` worker processes plan the records
+of a batch while the parent keeps the model. The workers are forked from the parent, so
+they share its loaded scorer (tokenizer, splitter, pre-filter) without pickling it; the
+plans they return are plain dataclasses and arrays. Where ``fork`` is not available the
+planning stays in the calling process.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import sys
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: In a worker: the scorer of the pool that forked it.
+_SCORER: Any = None
+#: Every open pool, held here so that none is terminated by the garbage collector, which
+#: may run in one of the pool's own threads and deadlock it; they close explicitly
+#: (:meth:`PlanPool.close`, ``FaithfulnessScorer.close``) or at interpreter exit.
+_OPEN: set[PlanPool] = set()
+
+
+def fork_available() -> bool:
+    return "fork" in mp.get_all_start_methods()
+
+
+def _init_worker(scorer: Any) -> None:
+    global _SCORER
+    _SCORER = scorer  # forked: the parent's object itself, not a pickled copy
+    # The parent's tokenizer may have used its Rust thread pool: after a fork the library
+    # turns it off for this process anyway; saying so in advance silences its warning.
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    if "torch" in sys.modules:  # e.g. the embedding pre-filter: one thread per worker
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _plan_one(item: tuple[Any, str]):
+    """One ``(record, name)``'s plan, or the error text saying why it cannot be scored."""
+    return _SCORER._plan_record(item)
+
+
+class PlanPool:
+    """Worker processes forked from the parent that plan records for one scorer.
+
+    Example:
+        >>> from nli_faith import FaithfulnessScorer
+        >>> scorer = FaithfulnessScorer(device="cpu")
+        >>> pool = PlanPool(scorer, 2)
+        >>> rec = {"response": "It is blue.", "context": "The sky is blue."}
+        >>> plans = pool.plan([(rec, f"record {k}") for k in range(4)])
+        >>> [len(plan[0]) for plan in plans]  # claims of each record
+        [1, 1, 1, 1]
+        >>> pool.close()
+    """
+
+    def __init__(self, scorer: Any, n_process: int) -> None:
+        self.n_process = n_process
+        self._pool = mp.get_context("fork").Pool(
+            n_process, initializer=_init_worker, initargs=(scorer,)
+        )
+        _OPEN.add(self)
+
+    def plan(self, records: list) -> list:
+        """``scorer._plan_record`` of each ``(record, name)``, in order, by the workers."""
+        chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
+        return self._pool.map(_plan_one, records, chunksize=chunksize)
+
+    def plan_async(self, records: list):
+        """Start planning ``records``; the returned object's ``get()`` waits for the plans."""
+        chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
+        return self._pool.map_async(_plan_one, records, chunksize=chunksize)
+
+    def close(self) -> None:
+        """Stop the workers (call it from the thread that uses the pool)."""
+        if self in _OPEN:
+            _OPEN.discard(self)
+            self._pool.terminate()
+            self._pool.join()

@@ -1,0 +1,177 @@
+"""Scoring at scale on one machine: prefetching, planning processes, streaming CLI, Parquet,
+--resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import REPO, write_jsonl
+
+from nli_faith.io import ResumePoint, json_row, resume_point
+
+EXAMPLES = REPO / "examples" / "answers.jsonl"
+
+
+def cli(*args: str) -> int:
+    from nli_faith.cli import main
+
+    return main(["score", *args, "--no-progress", "--quiet"])
+
+
+def records(n: int) -> list[dict]:
+    """``n`` varied plain records from the example file's texts, every 11th one bad."""
+    from nli_faith.records import parse_record
+
+    base = [parse_record(json.loads(x)) for x in EXAMPLES.read_text().splitlines()]
+    out = []
+    for k in range(n):
+        r = base[k % len(base)]
+        ctx = base[(k + k // len(base)) % len(base)].context  # other contexts: other verdicts
+        out.append({"id": f"r{k}", "response": 42 if k % 11 == 5 else r.response, "context": ctx})
+    return out
+
+
+# -- prefetching in NLIModel.predict ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 32])
+def test_prefetch_gives_identical_probabilities(tiny_model_dir, batch_size):
+    from nli_faith.nli.model import NLIModel
+
+    premises = ["The sky is blue today.", "Paris is the capital of France, a large country.", "x"]
+    hypotheses = ["It is blue.", "Paris is in France.", "The tower was built in 1889 by Eiffel."]
+    pairs = [(p, h) for p in premises for h in hypotheses] * 2  # duplicates too
+    plain = NLIModel(str(tiny_model_dir), device="cpu", prefetch=False)
+    ahead = NLIModel(str(tiny_model_dir), device="cpu", prefetch=True)
+    assert not plain.prefetch and ahead.prefetch
+    want = plain.predict(pairs, batch_size=batch_size)
+    got = ahead.predict(pairs, batch_size=batch_size)
+    assert np.array_equal(got, want)  # bit for bit: same batches, same order
+    # and the same as one pair at a time through the padded forward
+    one = np.stack([plain._forward(plain_pad(plain, p))[0] for p in pairs])
+    assert np.allclose(plain.label_map.to_canonical(one), want, atol=1e-5)
+    assert ahead.pairs_predicted == len(pairs)
+
+
+def plain_pad(nli, pair):
+    from nli_faith.nli.model import _pad_batch
+
+    ids, types = nli._encode_pairs([pair])
+    return _pad_batch(ids, types, np.array([0]), nli.max_length, nli.tokenizer.pad_token_id)
+
+
+def test_prefetch_is_on_for_cuda_only_by_default(tiny_model_dir):
+    from nli_faith.nli.model import NLIModel
+
+    assert NLIModel(str(tiny_model_dir), device="cpu").prefetch is False
+
+
+# -- planning in worker processes, streaming -------------------------------------------------
+
+
+def test_n_process_and_stream_give_the_same_results(tiny_scorer):
+    recs = records(40)
+    want = tiny_scorer.score_batch(recs)
+    assert sum(r.error is not None for r in want) == 4  # the records with a number response
+    assert tiny_scorer.score_batch(recs, n_process=2) == want
+    assert list(tiny_scorer.score_stream(iter(recs), block_size=40, n_process=2)) == want
+    with pytest.raises(ValueError, match="n_process"):
+        tiny_scorer.score_batch(recs, n_process=0)
+
+
+def test_stream_blocks_equal_score_batch_per_block(tiny_scorer):
+    recs = records(25)
+    got = list(tiny_scorer.score_stream(recs, block_size=8))
+    want = [r for k in range(0, 25, 8) for r in tiny_scorer.score_batch(recs[k : k + 8])]
+    assert got == want
+
+
+# -- CLI: Parquet in and out, --resume --------------------------------------------------------
+
+
+def read_rows(path: Path) -> list[dict]:
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return [json_row(r) for r in pq.read_table(path).to_pylist()]
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_parquet_in_and_out_equal_jsonl(tmp_path, tiny_model_dir):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    recs = records(20)
+    for r in recs:  # Parquet needs one type per column: no response for the bad records
+        r["response"] = r["response"] if isinstance(r["response"], str) else None
+    src_j = write_jsonl(tmp_path / "in.jsonl", recs)
+    src_p = tmp_path / "in.parquet"
+    pq.write_table(pa.Table.from_pylist(recs), src_p, row_group_size=6)
+    model = ("--model", str(tiny_model_dir))
+    outs = {}
+    for src in (src_j, src_p):
+        for ext in ("jsonl", "parquet"):
+            out = tmp_path / f"out-{src.suffix[1:]}.{ext}"
+            assert cli(str(src), "-o", str(out), *model) == 1  # the records without a response
+            outs[(src.suffix, ext)] = read_rows(out)
+    first = outs[(".jsonl", "jsonl")]
+    assert [r["line"] for r in first] == list(range(1, 21))
+    assert all(v == first for v in outs.values())
+    assert not list(tmp_path.glob("*.part"))  # Parquet files were moved into place
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "parquet"])
+def test_resume_after_an_interruption(tmp_path, tiny_model_dir, ext):
+    src = write_jsonl(tmp_path / "in.jsonl", records(150))
+    model = ("--model", str(tiny_model_dir))
+    full = tmp_path / f"full.{ext}"
+    assert cli(str(src), "-o", str(full), *model) == 1
+    want = read_rows(full)
+    part = tmp_path / f"part.{ext}"
+    if ext == "jsonl":  # an interrupted run: 100 lines written, the 101st cut short
+        lines = full.read_text().splitlines(keepends=True)
+        part.write_text("".join(lines[:100]) + lines[100][:37])
+        probe = tmp_path / "probe.jsonl"
+        probe.write_text(part.read_text())
+        # back to whole blocks of 8 rows: the cut line and the unfinished block are dropped
+        assert resume_point(str(probe), block=8) == ResumePoint(line=96, rows=96)
+        assert probe.read_text() == "".join(lines[:96])
+    else:  # what Ctrl-C leaves: the first 70 rows, closed properly
+        import pyarrow.parquet as pq
+
+        pq.write_table(pq.read_table(full).slice(0, 70), part)
+    # the CLI keeps 64 rows (one block) and scores the rest with the same block mates
+    assert cli(str(src), "-o", str(part), *model, "--resume") == 1
+    assert read_rows(part) == want
+    # resuming a finished output re-scores its last, unfinished block: the same rows
+    cli(str(src), "-o", str(part), *model, "--resume")
+    assert read_rows(part) == want
+
+
+def test_resume_refuses_a_file_that_is_not_an_output(tmp_path, tiny_model_dir, capsys):
+    src = write_jsonl(tmp_path / "in.jsonl", records(3))
+    other = write_jsonl(tmp_path / "notes.jsonl", [{"a": 1}, {"b": 2}])
+    assert cli(str(src), "-o", str(other), "--model", str(tiny_model_dir), "--resume") == 2
+    assert "is it the output of 'nli-faith score'" in capsys.readouterr().err.lower()
+    assert other.read_text() == '{"a": 1}\n{"b": 2}\n'  # untouched
+
+
+def test_cli_streams_with_a_summary_and_pairs_in_the_bar(tmp_path, tiny_model_dir, capsys):
+    """Running totals: the same summary as adding up the written rows."""
+    from nli_faith.cli import main
+
+    src = write_jsonl(tmp_path / "in.jsonl", records(70))
+    out = tmp_path / "out.jsonl"
+    args = ["score", str(src), "-o", str(out), "--model", str(tiny_model_dir), "--no-progress"]
+    assert main([*args, "--n-process", "2"]) == 1
+    err = capsys.readouterr().err
+    rows = read_rows(out)
+    table = dict(line.rsplit(None, 1) for line in err.splitlines() if "  " in line)
+    assert int(table["records"]) == len(rows) == 70
+    assert int(table["failed"]) == sum("error" in r for r in rows) > 0
+    assert int(table["claims not found (idk)"]) == sum(r["n_idk"] for r in rows)
+    scored = [r for r in rows if "error" not in r and r["n_claims"]]
+    assert table["mean soft"] == f"{sum(r['soft'] for r in scored) / len(scored):.3f}"
