@@ -6,16 +6,35 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Verdict = Literal["yes", "no", "idk"]
+#: Per cited claim: the cited documents support it, only an uncited one does, or none does.
+CitationStatus = Literal["supported", "misattributed", "unsupported"]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A character span of one retrieved document: ``context[doc_index][start:end]``."""
+
+    doc_index: int
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """The context chunk that decided a claim's verdict."""
+    """The context chunk that decided a claim's verdict.
+
+    ``spans`` lists every span the evidence is made of: one for an ordinary chunk,
+    one per sentence for a composite premise (sentences joined from several places or
+    documents, see :mod:`nli_faith.scoring.composite`), whose ``text`` is those
+    sentences joined by a space and whose ``doc_index``, ``start``, ``end`` are those
+    of its main (best-ranked) sentence.
+    """
 
     text: str
     doc_index: int  # which retrieved document
     start: int  # character span in that document
     end: int
+    spans: list[Span] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -29,6 +48,11 @@ class ClaimVerdict:
     p_entail: float  # best entailment over all chunks
     p_contradict: float  # best contradiction over all chunks
     evidence: Evidence | None  # supporting chunk for yes/idk, contradicting chunk for no
+    #: Documents the claim cites (0-based indices), when the response carries citation
+    #: markers such as ``[1]`` or ``(Source 2)`` and this claim has some; else None.
+    cited_docs: list[int] | None = None
+    #: For a claim with citations: whether its cited documents support it.
+    citation: CitationStatus | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +73,10 @@ class FaithfulnessResult:
     reason: str
     claims: list[ClaimVerdict] = field(default_factory=list)
     error: str | None = None  # set when the record could not be scored
+    #: Claims carrying citation markers, and those among them supported only by an
+    #: uncited document; None when the response has no citation markers.
+    n_cited: int | None = None
+    n_misattributed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

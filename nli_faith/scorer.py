@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from nli_faith.errors import E_EARLY_EXIT_THRESHOLD, E_PREFILTER_TOP_K_ALONE, NliFaithError
 from nli_faith.records import Record, as_context, parse_record
-from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult, Span
+from nli_faith.scoring.citations import (
+    citation_statuses,
+    cited_chunks_mask,
+    explain_citations,
+    supporting_mask,
+)
+from nli_faith.scoring.composite import composite_masks, is_composite, plan_composites
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
 from nli_faith.scoring.scores import compute_scores, explain
@@ -27,7 +34,9 @@ from nli_faith.scoring.verdicts import (
     decide,
 )
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
+from nli_faith.text.citations import assign_citations, find_citations, strip_citations
 from nli_faith.text.claims import Claim, ClaimSplitter
+from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.lexical import overlap_mask
 from nli_faith.text.numerals import number_support_mask
 
@@ -110,6 +119,17 @@ class FaithfulnessScorer:
             matrix cannot be re-aggregated with a higher ``entail_threshold``. With torch
             the two rounds batch pairs differently, so probabilities can move by padding
             noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
+        composite: also score each claim against a composite premise: its best few
+            sentences from all documents joined in document order (default True; see
+            :mod:`nli_faith.scoring.composite`), for support spread over sentences or
+            documents. A composite can support its claim, never contradict it; its
+            evidence lists every span it joins (``Evidence.spans``).
+
+    Citations: a response with markers such as ``[1]`` or ``(Source 2)`` has them taken
+    out of its claims' text, and each claim that cites documents reports whether they
+    support it (``ClaimVerdict.citation``: ``"supported"``, ``"misattributed"`` when only
+    an uncited document does, ``"unsupported"``); ``FaithfulnessResult.n_misattributed``
+    counts the misattributed ones. Markers count documents from 1.
 
     Example:
         >>> scorer = FaithfulnessScorer(device="cpu")
@@ -143,6 +163,7 @@ class FaithfulnessScorer:
         prefilter_top_k: int | None = None,
         prefilter_model: str | None = None,
         early_exit: bool = False,
+        composite: bool = True,
     ) -> None:
         from nli_faith.nli.model import NLIModel
 
@@ -173,6 +194,7 @@ class FaithfulnessScorer:
             keep_overlap=self.contradiction_overlap,
         )
         self.early_exit = early_exit
+        self.composite = composite
 
     # -- the expensive part ---------------------------------------------------
 
@@ -181,6 +203,13 @@ class FaithfulnessScorer:
         longest = max(self.nli.count_tokens([c.text for c in claims]), default=0)
         budget = room - min(longest, int(room * _MAX_CLAIM_SHARE))
         return max(16, min(budget, self.chunk_tokens or budget))
+
+    @staticmethod
+    def _number_mask(claims: Sequence[Claim], chunks: Sequence[Chunk]) -> np.ndarray:
+        """The number check; a count the claim's own list proves is not asked of the context."""
+        return number_support_mask(
+            [drop_self_counts(c.text) for c in claims], [c.text for c in chunks]
+        )
 
     def _token_offsets(self, text: str) -> list[tuple[int, int]]:
         enc = self.nli.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
@@ -197,8 +226,17 @@ class FaithfulnessScorer:
             sentences=self.sentence_chunks,
         )
 
-    def _plan(self, response: str, context: str | Sequence[str]) -> tuple[list, list, np.ndarray]:
+    def _claims(self, response: str) -> list[Claim]:
+        """The claims; with citation markers, stripped of them and told what they cite."""
         claims = self.splitter.split(response)
+        markers = find_citations(response)
+        if not markers or not claims:
+            return claims
+        cites = assign_citations(markers, [(c.start, c.end) for c in claims])
+        return [replace(c, text=strip_citations(c.text), cites=d) for c, d in zip(claims, cites)]
+
+    def _plan(self, response: str, context: str | Sequence[str]) -> tuple[list, list, np.ndarray]:
+        claims = self._claims(response)
         docs = as_context(context)
         chunks = self.chunk(docs, claims) if claims else []
         if self.prefilter is not None and claims and chunks:
@@ -209,6 +247,16 @@ class FaithfulnessScorer:
             )
         else:
             mask = np.ones((len(claims), len(chunks)), dtype=bool)
+        if self.composite and claims and chunks:
+            extra, extra_mask = plan_composites(
+                [c.text for c in claims],
+                chunks,
+                count_tokens=self.nli.count_tokens,
+                budget=self._budget(claims),
+            )
+            if extra:
+                chunks = chunks + extra
+                mask = np.hstack([mask, extra_mask])
         return claims, chunks, mask
 
     def _run(self, plans, masks: list[np.ndarray], probs: list[np.ndarray], progress: bool) -> None:
@@ -242,17 +290,17 @@ class FaithfulnessScorer:
             members = sentence_members(chunks)
             sentences = np.array([m == [j] for j, m in enumerate(members)])
             sim = coverage_similarity([c.text for c in claims], texts)
-            firsts.append(first_candidates(sim, mask, sentences))
+            # composites are scored in the second round, only for claims still unsettled
+            firsts.append(first_candidates(sim, mask & ~is_composite(chunks)[None, :], sentences))
         self._run(plans, firsts, probs, progress)
         todo = []
         for (claims, chunks, mask), first, p in zip(plans, firsts, probs):
             rest = mask & ~first
             if first.any():
-                support = (
-                    number_support_mask([c.text for c in claims], [c.text for c in chunks])
-                    if self.number_check
-                    else None
-                )
+                support = self._number_mask(claims, chunks) if self.number_check else None
+                if any(c.cites is not None for c in claims):  # only cited documents settle
+                    cited = cited_chunks_mask([c.cites for c in claims], chunks)
+                    support = cited if support is None else support & cited
                 done = settled_claims(
                     p, first, entail_threshold=self.entail_threshold, support_mask=support
                 )
@@ -292,23 +340,45 @@ class FaithfulnessScorer:
             raise ValueError(
                 E_EARLY_EXIT_THRESHOLD.format(requested=entail_threshold, settled=m.settled_at)
             )
+        contradict_threshold = (
+            self.contradict_threshold if contradict_threshold is None else contradict_threshold
+        )
         support = contra = None
         if m.claims and m.chunks:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
             if self.number_check:
-                support = number_support_mask(claims, chunks)
+                support = self._number_mask(m.claims, m.chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
+            composite = is_composite(m.chunks)
+            if composite.any():
+                c_support, contra = composite_masks(
+                    m.probs,
+                    m.mask,
+                    composite,
+                    contradict_mask=contra,
+                    contradict_threshold=contradict_threshold,
+                )
+                support = c_support if support is None else support & c_support
         d = decide(
             m.probs,
             mask=m.mask,
             support_mask=support,
             contradict_mask=contra,
             entail_threshold=entail_threshold,
-            contradict_threshold=(
-                self.contradict_threshold if contradict_threshold is None else contradict_threshold
-            ),
+            contradict_threshold=contradict_threshold,
         )
+        cited = [c.cites for c in m.claims]
+        statuses: list[str | None] = [None] * len(m.claims)
+        if any(c is not None for c in cited):
+            ok = (
+                supporting_mask(
+                    m.probs, mask=m.mask, support_mask=support, entail_threshold=entail_threshold
+                )
+                if m.chunks
+                else np.zeros((len(m.claims), 0), dtype=bool)
+            )
+            statuses = citation_statuses(ok, cited, m.chunks)
         verdicts = list(d.verdicts)
         scores = compute_scores(verdicts, d.p_entail)
         claims_out = []
@@ -317,7 +387,13 @@ class FaithfulnessScorer:
             ev = None
             if j >= 0 and m.chunks:
                 c = m.chunks[j]
-                ev = Evidence(text=c.text, doc_index=c.doc_index, start=c.start, end=c.end)
+                ev = Evidence(
+                    text=c.text,
+                    doc_index=c.doc_index,
+                    start=c.start,
+                    end=c.end,
+                    spans=[Span(p.doc_index, p.start, p.end) for p in (c.parts or (c,))],
+                )
             claims_out.append(
                 ClaimVerdict(
                     claim=claim.text,
@@ -327,7 +403,17 @@ class FaithfulnessScorer:
                     p_entail=round(float(d.p_entail[i]), 4),
                     p_contradict=round(float(d.p_contradict[i]), 4),
                     evidence=ev,
+                    cited_docs=None if cited[i] is None else sorted(cited[i]),
+                    citation=statuses[i],
                 )
+            )
+        reason = explain(scores, verdicts, [c.text for c in m.claims])
+        n_cited = n_wrong = None
+        if any(c is not None for c in cited):
+            n_cited = sum(c is not None for c in cited)
+            n_wrong = statuses.count("misattributed")
+            reason = " ".join(
+                x for x in (reason, explain_citations(statuses, [c.text for c in m.claims])) if x
             )
         return FaithfulnessResult(
             lenient=scores.lenient,
@@ -337,8 +423,10 @@ class FaithfulnessScorer:
             n_yes=scores.n_yes,
             n_no=scores.n_no,
             n_idk=scores.n_idk,
-            reason=explain(scores, verdicts, [c.text for c in m.claims]),
+            reason=reason,
             claims=claims_out,
+            n_cited=n_cited,
+            n_misattributed=n_wrong,
         )
 
     # -- presets ----------------------------------------------------------------
