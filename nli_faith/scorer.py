@@ -350,12 +350,11 @@ class FaithfulnessScorer:
                 support = self._number_mask(m.claims, m.chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
-            composite = is_composite(m.chunks)
-            if composite.any():
+            if is_composite(m.chunks).any():
                 c_support, contra = composite_masks(
                     m.probs,
                     m.mask,
-                    composite,
+                    m.chunks,
                     contradict_mask=contra,
                     contradict_threshold=contradict_threshold,
                 )

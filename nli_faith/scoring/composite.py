@@ -20,7 +20,7 @@ Guards, so that a composite never joins things that do not belong together:
 * at aggregation (:func:`composite_masks`, pure over the matrix): a composite may
   support its claim but never contradict it (two unrelated sentences read as one
   premise look contradictory to an NLI model), and it cannot support a claim that a
-  single chunk contradicts.
+  chunk elsewhere in the context contradicts.
 
 Example:
     >>> from nli_faith.text.chunking import Chunk
@@ -208,33 +208,54 @@ def is_composite(chunks: Sequence[Chunk]) -> np.ndarray:
     return np.array([bool(c.parts) for c in chunks], dtype=bool)
 
 
+def _overlaps(a: Chunk, b: Chunk) -> bool:
+    return a.doc_index == b.doc_index and a.start < b.end and b.start < a.end
+
+
 def composite_masks(
     probs: np.ndarray,
     mask: np.ndarray,
-    composite: np.ndarray,
+    chunks: Sequence[Chunk],
     *,
     contradict_mask: np.ndarray | None,
     contradict_threshold: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Support and contradiction masks ``(claims, chunks)`` that apply the composite guards.
 
-    A composite column may support its claim unless a single scored chunk (allowed to
-    contradict it by ``contradict_mask``) contradicts the claim with at least
-    ``contradict_threshold``; a composite column never contradicts.
+    A composite column never contradicts. It may support its claim unless a scored
+    chunk outside it (sharing no text with its sentences, and allowed to contradict the
+    claim by ``contradict_mask``) contradicts the claim with at least
+    ``contradict_threshold``: a conflict elsewhere in the context outweighs a premise
+    assembled from pieces. (One of its own sentences read alone against the whole claim
+    often looks contradictory to a small model, for lack of the other pieces; that is
+    no veto.)
 
     Example:
-        >>> probs = np.array([[[0.1, 0.1, 0.8], [0.9, 0.05, 0.05]],
-        ...                   [[0.1, 0.8, 0.1], [0.9, 0.05, 0.05]]])
-        >>> support, contra = composite_masks(probs, np.ones((2, 2), bool),
-        ...     np.array([False, True]), contradict_mask=None, contradict_threshold=0.5)
-        >>> support.tolist(), contra.tolist()
-        ([[True, False], [True, True]], [[True, False], [True, False]])
+        >>> ch = [Chunk("Paris is in France.", 0, 0, 19), Chunk("Lyon is big.", 1, 0, 12)]
+        >>> comp = Chunk("Paris is in France. Lyon is big.", 0, 0, 19, parts=tuple(ch))
+        >>> other = Chunk("Paris is in Spain.", 2, 0, 18)
+        >>> probs = np.array([[[0.1, 0.1, 0.8], [0.1, 0.8, 0.1], [0.9, 0.05, 0.05],
+        ...                    [0.1, 0.8, 0.1]]])
+        >>> support, contra = composite_masks(probs, np.ones((1, 4), bool),
+        ...     ch + [comp, other], contradict_mask=None, contradict_threshold=0.5)
+        >>> support.tolist(), contra.tolist()  # its own sentence's contradiction is no veto
+        ([[True, True, True, True]], [[True, True, False, True]])
+        >>> probs[0, 3] = [0.1, 0.1, 0.8]  # a contradiction elsewhere is one
+        >>> composite_masks(probs, np.ones((1, 4), bool), ch + [comp, other],
+        ...     contradict_mask=None, contradict_threshold=0.5)[0].tolist()
+        [[True, True, False, True]]
     """
+    composite = is_composite(chunks)
     n_claims, n_chunks = mask.shape
     contra = np.broadcast_to(~composite[None, :], (n_claims, n_chunks)).copy()
     if contradict_mask is not None:
         contra &= contradict_mask
     p_c = np.where(mask & contra, probs[..., CONTRADICT_IDX], -1.0)
-    vetoed = (p_c >= contradict_threshold).any(axis=1)
-    support = ~(vetoed[:, None] & composite[None, :])
+    conflict = p_c >= contradict_threshold  # (claims, chunks)
+    support = np.ones((n_claims, n_chunks), dtype=bool)
+    for k in np.flatnonzero(composite):
+        outside = np.array(
+            [not any(_overlaps(c, p) for p in chunks[k].parts) for c in chunks], dtype=bool
+        )
+        support[:, k] = ~(conflict & outside[None, :]).any(axis=1)
     return support, contra
