@@ -33,12 +33,13 @@ from nli_faith.scoring.verdicts import (
     check_threshold,
     decide,
 )
+from nli_faith.text.align import align_premise
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
 from nli_faith.text.citations import assign_citations, find_citations, strip_citations
 from nli_faith.text.claims import Claim, ClaimSplitter
 from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.lexical import overlap_mask
-from nli_faith.text.numerals import number_support_mask
+from nli_faith.text.numerals import number_support_mask, quantity_mismatch_mask
 
 logger = logging.getLogger(__name__)
 
@@ -212,7 +213,11 @@ class FaithfulnessScorer:
         )
 
     def _token_offsets(self, text: str) -> list[tuple[int, int]]:
-        enc = self.nli.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        # verbose=False: an over-long sentence is split by the chunker, which says so;
+        # transformers' own "Token indices sequence length" warning would only confuse
+        enc = self.nli.tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+        )
         return [tuple(o) for o in enc["offset_mapping"]]
 
     def chunk(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
@@ -264,7 +269,8 @@ class FaithfulnessScorer:
         pairs: list[tuple[str, str]] = []
         for (claims, chunks, _), mask in zip(plans, masks):
             for i, j in zip(*np.nonzero(mask)):
-                pairs.append((chunks[j].text, claims[i].text))
+                claim = claims[i].text
+                pairs.append((align_premise(chunks[j].text, claim), claim))
         if not pairs:
             return
         flat = self.nli.predict(pairs, show_progress_bar=progress)
@@ -343,11 +349,12 @@ class FaithfulnessScorer:
         contradict_threshold = (
             self.contradict_threshold if contradict_threshold is None else contradict_threshold
         )
-        support = contra = None
+        support = contra = differs = None
         if m.claims and m.chunks:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
             if self.number_check:
                 support = self._number_mask(m.claims, m.chunks)
+                differs = quantity_mismatch_mask(claims, chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
             if is_composite(m.chunks).any():
@@ -359,11 +366,14 @@ class FaithfulnessScorer:
                     contradict_threshold=contradict_threshold,
                 )
                 support = c_support if support is None else support & c_support
+                if differs is not None:  # a composite never contradicts, by rule either
+                    differs = differs & ~is_composite(m.chunks)[None, :]
         d = decide(
             m.probs,
             mask=m.mask,
             support_mask=support,
             contradict_mask=contra,
+            number_contradict=differs,
             entail_threshold=entail_threshold,
             contradict_threshold=contradict_threshold,
         )

@@ -5,7 +5,9 @@ the budget (the model's limit less the claim and special tokens), with an
 overlap of ``overlap`` sentences between neighbours. A sentence longer than
 the budget is itself split at token boundaries, and a warning is logged.
 Every chunk keeps its document index and its character span, so that
-``docs[c.doc_index][c.start:c.end] == c.text``.
+``docs[c.doc_index][c.start:c.end] == c.text`` for prose; structured data (JSON, tables,
+CSV, ``key: value`` lines) is read as short statements (:mod:`nli_faith.text.structured`)
+whose ``text`` is what the model reads while the span points at the original data.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from nli_faith.text.sentences import sentence_spans_many
+from nli_faith.text.structured import StructuredBlock, structured_blocks
 
 logger = logging.getLogger(__name__)
 
@@ -41,16 +44,67 @@ class Chunk:
     parts: tuple[Chunk, ...] = field(default=(), repr=False)
 
 
-def _split_long(
-    doc: str, start: int, end: int, budget: int, offsets: TokenOffsets
-) -> list[tuple[int, int]]:
-    """Cut one over-long sentence into pieces of at most ``budget`` tokens."""
-    toks = [(start + s, start + e) for s, e in offsets(doc[start:end]) if e > s]
+@dataclass(frozen=True)
+class _Unit:
+    """A sentence, a piece of one, or a statement read from structured data."""
+
+    text: str
+    start: int
+    end: int
+    verbatim: bool  # text == doc[start:end]
+    part: bool = False  # a field of a record: a chunk of its own, not in windows
+
+
+def _units(doc: str, spans: Sequence[tuple[int, int]], structured: bool) -> list[_Unit]:
+    """Sentences, with structured blocks (JSON, tables...) replaced by their statements."""
+    blocks = structured_blocks(doc) if structured else ()
+    if not blocks:
+        return [_Unit(doc[s:e], s, e, True) for s, e in spans]
+    units: list[_Unit] = []
+    for s, e in spans:
+        for a, b in _outside(s, e, blocks):
+            piece = doc[a:b]
+            if any(ch.isalnum() for ch in piece):
+                a += len(piece) - len(piece.lstrip())
+                b -= len(piece) - len(piece.rstrip())
+                units.append(_Unit(doc[a:b], a, b, True))
+    for block in blocks:
+        units.extend(_Unit(st.text, st.start, st.end, False, st.part) for st in block.statements)
+    units.sort(key=lambda u: (u.start, u.part, -u.end))
+    return units
+
+
+def _outside(s: int, e: int, blocks: Sequence[StructuredBlock]) -> list[tuple[int, int]]:
+    """The parts of ``[s, e)`` that no block covers."""
+    out, pos = [], s
+    for block in blocks:
+        if block.end <= pos or block.start >= e:
+            continue
+        if block.start > pos:
+            out.append((pos, block.start))
+        pos = max(pos, block.end)
+    if pos < e:
+        out.append((pos, e))
+    return out
+
+
+def _split_long(unit: _Unit, budget: int, offsets: TokenOffsets) -> list[_Unit]:
+    """Cut one over-long unit into pieces of at most ``budget`` tokens."""
+    toks = [(s, e) for s, e in offsets(unit.text) if e > s]
     pieces = []
     for i in range(0, len(toks), budget):
-        part = toks[i : i + budget]
-        pieces.append((part[0][0], part[-1][1]))
-    return pieces or [(start, end)]
+        a, b = toks[i : i + budget][0][0], toks[i : i + budget][-1][1]
+        if unit.verbatim:
+            pieces.append(_Unit(unit.text[a:b], unit.start + a, unit.start + b, True))
+        else:  # a linearised statement: every piece points at the whole source span
+            pieces.append(_Unit(unit.text[a:b], unit.start, unit.end, False, unit.part))
+    return pieces or [unit]
+
+
+def _window_text(doc: str, window: Sequence[_Unit]) -> str:
+    if all(u.verbatim for u in window):
+        return doc[window[0].start : window[-1].end]
+    return " ".join(u.text for u in window)
 
 
 def chunk_document(
@@ -63,6 +117,7 @@ def chunk_document(
     token_offsets: TokenOffsets,
     overlap: int = 1,
     sentences: bool = True,
+    structured: bool = True,
 ) -> list[Chunk]:
     """Windows over one document's sentence ``spans`` (from :mod:`nli_faith.text.sentences`).
 
@@ -70,15 +125,22 @@ def chunk_document(
     a claim resting on one sentence is judged against that sentence alone
     (a small NLI model is most reliable on short premises), while the windows
     still serve claims that need several sentences.
+
+    With ``structured=True`` (default) JSON, tables, CSV and ``key: value`` blocks are
+    read as the short statements of :mod:`nli_faith.text.structured`: such a chunk's
+    ``text`` is the statement the model reads, and ``doc[start:end]`` the data it was
+    read from. A single field of a record is a chunk of its own (with
+    ``sentences=True``) but is not repeated inside windows.
     """
     if budget < 1:
         raise ValueError(f"chunk budget must be at least 1 token, got {budget}")
-    units: list[tuple[int, int]] = []
+    raw = _units(doc, spans, structured)
+    units: list[_Unit] = []
     sizes: list[int] = []
-    counts = count_tokens([doc[s:e] for s, e in spans]) if spans else []
-    for (s, e), n in zip(spans, counts):
+    counts = count_tokens([u.text for u in raw]) if raw else []
+    for u, n in zip(raw, counts):
         if n <= budget:
-            units.append((s, e))
+            units.append(u)
             sizes.append(n)
             continue
         logger.warning(
@@ -87,24 +149,29 @@ def chunk_document(
             doc_index,
             n,
             budget,
-            s,
-            e,
+            u.start,
+            u.end,
         )
-        pieces = _split_long(doc, s, e, budget, token_offsets)
+        pieces = _split_long(u, budget, token_offsets)
         units.extend(pieces)
-        sizes.extend(count_tokens([doc[a:b] for a, b in pieces]))
+        sizes.extend(count_tokens([p.text for p in pieces]))
     chunks: list[Chunk] = []
     if sentences and len(units) > 1:
-        chunks.extend(Chunk(doc[s:e], doc_index, s, e) for s, e in units)
+        chunks.extend(Chunk(u.text, doc_index, u.start, u.end) for u in units)
+    parts = [u.part for u in units]
+    sizes = [n for n, part in zip(sizes, parts) if not part]
+    units = [u for u in units if not u.part]
     i = 0
     while i < len(units):
         j, total = i, 0
         while j < len(units) and (j == i or total + sizes[j] <= budget):
             total += sizes[j]
             j += 1
-        start, end = units[i][0], units[j - 1][1]
-        if not (sentences and j - i == 1 and len(units) > 1):  # already a sentence chunk
-            chunks.append(Chunk(doc[start:end], doc_index, start, end))
+        window = units[i:j]
+        if not (sentences and j - i == 1 and len(parts) > 1):  # already a sentence chunk
+            chunks.append(
+                Chunk(_window_text(doc, window), doc_index, window[0].start, window[-1].end)
+            )
         if j >= len(units):
             break
         i = max(i + 1, j - overlap)
@@ -119,6 +186,7 @@ def chunk_documents(
     token_offsets: TokenOffsets,
     overlap: int = 1,
     sentences: bool = True,
+    structured: bool = True,
 ) -> list[Chunk]:
     """Chunk every document; the result is flat, in document order."""
     all_spans = sentence_spans_many(list(docs))
@@ -134,6 +202,7 @@ def chunk_documents(
                 token_offsets=token_offsets,
                 overlap=overlap,
                 sentences=sentences,
+                structured=structured,
             )
         )
     return out
