@@ -88,8 +88,14 @@ def _outside(s: int, e: int, blocks: Sequence[StructuredBlock]) -> list[tuple[in
     return out
 
 
-def _split_long(unit: _Unit, budget: int, offsets: TokenOffsets) -> list[_Unit]:
-    """Cut one over-long unit into pieces of at most ``budget`` tokens."""
+def _split_long(
+    unit: _Unit, budget: int, offsets: TokenOffsets, count_tokens: CountTokens | None = None
+) -> list[_Unit]:
+    """Cut one over-long unit into pieces of at most ``budget`` tokens.
+
+    With ``count_tokens``, a piece whose own tokenization comes out longer than its slice
+    of the unit's tokens ("##ing" is one token, "ing" alone may be two) is cut again.
+    """
     toks = [(s, e) for s, e in offsets(unit.text) if e > s]
     pieces = []
     for i in range(0, len(toks), budget):
@@ -98,7 +104,15 @@ def _split_long(unit: _Unit, budget: int, offsets: TokenOffsets) -> list[_Unit]:
             pieces.append(_Unit(unit.text[a:b], unit.start + a, unit.start + b, True))
         else:  # a linearised statement: every piece points at the whole source span
             pieces.append(_Unit(unit.text[a:b], unit.start, unit.end, False, unit.part))
-    return pieces or [unit]
+    if count_tokens is None or not pieces:
+        return pieces or [unit]
+    out = []
+    for piece, n in zip(pieces, count_tokens([p.text for p in pieces])):
+        if n <= budget or len(piece.text) <= 1:
+            out.append(piece)
+        else:
+            out.extend(_split_long(piece, max(1, budget - (n - budget)), offsets, count_tokens))
+    return out
 
 
 def _window_text(doc: str, window: Sequence[_Unit]) -> str:
@@ -152,7 +166,7 @@ def chunk_document(
             u.start,
             u.end,
         )
-        pieces = _split_long(u, budget, token_offsets)
+        pieces = _split_long(u, budget, token_offsets, count_tokens)
         units.extend(pieces)
         sizes.extend(count_tokens([p.text for p in pieces]))
     chunks: list[Chunk] = []
@@ -167,6 +181,9 @@ def chunk_document(
         while j < len(units) and (j == i or total + sizes[j] <= budget):
             total += sizes[j]
             j += 1
+        # Sentences joined can tokenize a little longer than apart: check the window itself.
+        while j - i > 1 and count_tokens([_window_text(doc, units[i:j])])[0] > budget:
+            j -= 1
         window = units[i:j]
         if not (sentences and j - i == 1 and len(parts) > 1):  # already a sentence chunk
             chunks.append(
