@@ -46,7 +46,7 @@ from nli_faith.text.claims import Claim, ClaimSplitter
 from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
 from nli_faith.text.lexical import overlap_mask
-from nli_faith.text.numerals import number_support_mask, quantity_mismatch_mask
+from nli_faith.text.numerals import number_support_mask, quantity_mismatch
 
 logger = logging.getLogger(__name__)
 
@@ -402,7 +402,7 @@ class FaithfulnessScorer:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
             if self.number_check:
                 support = self._number_mask(m.claims, m.chunks)
-                differs = quantity_mismatch_mask(claims, chunks)
+                differs = quantity_mismatch(claims, chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
             if is_composite(m.chunks).any():
@@ -415,7 +415,7 @@ class FaithfulnessScorer:
                 )
                 support = c_support if support is None else support & c_support
                 if differs is not None:  # a composite never contradicts, by rule either
-                    differs = differs & ~is_composite(m.chunks)[None, :]
+                    differs = np.where(is_composite(m.chunks)[None, :], 0, differs)
         d = decide(
             m.probs,
             mask=m.mask,

@@ -1,5 +1,7 @@
 """Issue 10, sections 2-4 end to end through FaithfulnessScorer with the bundled model."""
 
+import logging
+
 import pytest
 
 
@@ -57,3 +59,48 @@ def test_a_different_id_or_year_is_not_a_number_contradiction(bundled_scorer):
         "Section 4.2 covers refunds.", ["Section 5.1 covers shipping. Refunds are covered."]
     )
     assert r.claims[0].verdict != "yes"
+
+
+def test_web_text_one_item_per_line_has_no_overlong_pieces(bundled_scorer, caplog):
+    lines = ["Home", "Products", "Pricing", "About us", "Contact"]
+    lines += [
+        f"Plan number {i} includes unlimited storage and priority support for every team"
+        for i in range(20)
+    ]
+    web = "\n".join(lines)
+    with caplog.at_level(logging.WARNING):
+        r = bundled_scorer.score("Plan number 7 includes unlimited storage.", [web])
+        chunks = bundled_scorer.chunk([web], bundled_scorer.splitter.split("Plan number 7."))
+    assert r.claims[0].verdict == "yes"
+    assert "exceeds" not in caplog.text and "Token indices" not in caplog.text
+    sizes = bundled_scorer.nli.count_tokens([c.text for c in chunks])
+    assert max(sizes) <= 256
+    singles = [c for c in chunks if "\n" not in web[c.start : c.end]]
+    assert {web[c.start : c.end] for c in singles} >= set(lines)
+
+
+def test_transformers_length_warning_never_reaches_the_user(bundled_scorer, capfd, caplog):
+    run_on = "word " * 2000 + "end."
+    with caplog.at_level(logging.WARNING):
+        bundled_scorer.score("The word is end.", [run_on])
+    out, err = capfd.readouterr()
+    assert "Token indices sequence length" not in out + err + caplog.text
+    assert "exceeds the" in caplog.text  # real run-on text still gets the chunker's warning
+
+
+def test_a_markdown_table_in_the_answer_is_checked_row_by_row(bundled_scorer):
+    response = (
+        "Here is a comparison:\n\n| Plan | Price | Seats |\n|---|---|---|\n"
+        "| Pro | $20 | 5 |\n| Team | $50 | 20 |"
+    )
+    pro = "The Pro plan costs {} per month and includes 5 seats."
+    team = "The Team plan costs $50 per month and includes 20 seats."
+    r = bundled_scorer.score(response, [pro.format("$20"), team])
+    assert [(c.claim, c.verdict) for c in r.claims] == [
+        ("Plan Pro: price $20; seats 5.", "yes"),
+        ("Plan Team: price $50; seats 20.", "yes"),
+    ]
+    assert response[r.claims[0].start : r.claims[0].end] == "| Pro | $20 | 5 |"
+    r = bundled_scorer.score(response, [pro.format("$25"), team])
+    assert [c.verdict for c in r.claims] == ["no", "yes"]
+    assert r.claims[0].evidence.doc_index == 0  # the Pro plan's price, not the Team plan's

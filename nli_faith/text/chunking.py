@@ -13,10 +13,13 @@ whose ``text`` is what the model reads while the span points at the original dat
 from __future__ import annotations
 
 import logging
+import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from nli_faith.text.sentences import sentence_spans_many
+from nli_faith.text.lexical import content_words
+from nli_faith.text.sentences import line_kind, sentence_spans_many
 from nli_faith.text.structured import StructuredBlock, structured_blocks
 
 logger = logging.getLogger(__name__)
@@ -53,6 +56,12 @@ class _Unit:
     end: int
     verbatim: bool  # text == doc[start:end]
     part: bool = False  # a field of a record: a chunk of its own, not in windows
+    heading: str = ""  # the section heading, prefixed when the unit is a chunk alone
+
+    @property
+    def alone(self) -> str:
+        """The text of this unit as a chunk of its own."""
+        return f"{self.heading}: {self.text}" if self.heading else self.text
 
 
 def _units(doc: str, spans: Sequence[tuple[int, int]], structured: bool) -> list[_Unit]:
@@ -72,6 +81,37 @@ def _units(doc: str, spans: Sequence[tuple[int, int]], structured: bool) -> list
         units.extend(_Unit(st.text, st.start, st.end, False, st.part) for st in block.statements)
     units.sort(key=lambda u: (u.start, u.part, -u.end))
     return units
+
+
+_HEADING_MARKS_RE = re.compile(r"^[ \t]*#{1,6}[ \t]*|[ \t]+#+[ \t]*$|\*\*|__|:[ \t]*$")
+
+
+def _with_headings(doc: str, units: list[_Unit]) -> list[_Unit]:
+    """Give each sentence the Markdown heading of its section, where the sentence shares
+    no content word with it ("## Gold tier" / "The annual fee is $120.")."""
+    if "#" not in doc and "**" not in doc and "__" not in doc:
+        return units
+    headings: list[tuple[int, int, str]] = []
+    pos = 0
+    for line in doc.split("\n"):
+        if line_kind(line) == "heading":
+            title = _HEADING_MARKS_RE.sub("", line).strip()
+            if title:
+                headings.append((pos, pos + len(line), title))
+        pos += len(line) + 1
+    if not headings:
+        return units
+    ends = [e for _, e, _ in headings]
+    out = []
+    for u in units:
+        k = bisect_right(ends, u.start) - 1
+        if k >= 0 and u.verbatim and line_kind(u.text) != "heading":
+            title = headings[k][2]
+            words = content_words(title)
+            if words and not words & content_words(u.text):
+                u = _Unit(u.text, u.start, u.end, u.verbatim, u.part, title)
+        out.append(u)
+    return out
 
 
 def _outside(s: int, e: int, blocks: Sequence[StructuredBlock]) -> list[tuple[int, int]]:
@@ -101,7 +141,9 @@ def _split_long(
     for i in range(0, len(toks), budget):
         a, b = toks[i : i + budget][0][0], toks[i : i + budget][-1][1]
         if unit.verbatim:
-            pieces.append(_Unit(unit.text[a:b], unit.start + a, unit.start + b, True))
+            pieces.append(
+                _Unit(unit.text[a:b], unit.start + a, unit.start + b, True, heading=unit.heading)
+            )
         else:  # a linearised statement: every piece points at the whole source span
             pieces.append(_Unit(unit.text[a:b], unit.start, unit.end, False, unit.part))
     if count_tokens is None or not pieces:
@@ -145,10 +187,14 @@ def chunk_document(
     ``text`` is the statement the model reads, and ``doc[start:end]`` the data it was
     read from. A single field of a record is a chunk of its own (with
     ``sentences=True``) but is not repeated inside windows.
+
+    Under a Markdown heading, a sentence's own chunk reads ``"{heading}: {sentence}"``
+    when the sentence shares no content word with the heading; its span stays on the
+    sentence.
     """
     if budget < 1:
         raise ValueError(f"chunk budget must be at least 1 token, got {budget}")
-    raw = _units(doc, spans, structured)
+    raw = _with_headings(doc, _units(doc, spans, structured))
     units: list[_Unit] = []
     sizes: list[int] = []
     counts = count_tokens([u.text for u in raw]) if raw else []
@@ -171,7 +217,12 @@ def chunk_document(
         sizes.extend(count_tokens([p.text for p in pieces]))
     chunks: list[Chunk] = []
     if sentences and len(units) > 1:
-        chunks.extend(Chunk(u.text, doc_index, u.start, u.end) for u in units)
+        headed = [k for k, u in enumerate(units) if u.heading]
+        fits = dict(zip(headed, count_tokens([units[k].alone for k in headed]))) if headed else {}
+        chunks.extend(
+            Chunk(u.alone if fits.get(k, 0) <= budget else u.text, doc_index, u.start, u.end)
+            for k, u in enumerate(units)
+        )
     parts = [u.part for u in units]
     sizes = [n for n, part in zip(sizes, parts) if not part]
     units = [u for u in units if not u.part]

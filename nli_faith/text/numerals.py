@@ -550,6 +550,7 @@ def quantity_mismatch_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
     different value: same unit (or the same counted noun), none of the chunk's values of
     that unit equivalent, and at least :data:`MISMATCH_MIN_SHARE` of the claim's other
     content words in the chunk. Years, names and bare numbers never mismatch.
+    (:func:`quantity_mismatch` gives the topic-word share of each such pair instead.)
 
     Example:
         >>> quantity_mismatch_mask(["The device is covered for thirty-six months."],
@@ -557,9 +558,16 @@ def quantity_mismatch_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
         ...                         "The battery lasts twenty-four months."]).tolist()
         [[True, False]]
     """
+    return quantity_mismatch(claims, chunks) > 0
+
+
+def quantity_mismatch(claims: list[str], chunks: list[str]) -> np.ndarray:
+    """:func:`quantity_mismatch_mask` as scores: the share of the claim's other content
+    words found in the chunk where the mask is True (1.0 for a claim with no other
+    content word), 0 elsewhere; the best-matching contradicting chunk is the evidence."""
     from nli_faith.text.lexical import content_words
 
-    mask = np.zeros((len(claims), len(chunks)), dtype=bool)
+    mask = np.zeros((len(claims), len(chunks)), dtype=np.float32)
     claim_q = [
         [
             q
@@ -577,9 +585,9 @@ def quantity_mismatch_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
             continue
         words = _topic_words(claims[i], qs, content_words)
         for j, have in enumerate(chunk_q):
-            if words and len(words & chunk_words[j]) < MISMATCH_MIN_SHARE * len(words):
-                continue
-            mask[i, j] = any(_differs(q, have) for q in qs)
+            share = len(words & chunk_words[j]) / len(words) if words else 1.0
+            if share >= MISMATCH_MIN_SHARE and any(_differs(q, have) for q in qs):
+                mask[i, j] = max(share, 1e-3)
     return mask
 
 
