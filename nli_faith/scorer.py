@@ -412,6 +412,7 @@ class FaithfulnessScorer:
                     m.chunks,
                     contradict_mask=contra,
                     contradict_threshold=contradict_threshold,
+                    rule_conflict=None if differs is None else np.asarray(differs) > 0,
                 )
                 support = c_support if support is None else support & c_support
                 if differs is not None:  # a composite never contradicts, by rule either

@@ -101,8 +101,9 @@ def pick_sentences(
     """Indices of a claim's composite sentences, best first.
 
     Sentences are walked in ``similarity`` order (best first); one is taken when it
-    shares a content word with the claim, adds a claim word the taken ones lack, and
-    fits the token ``budget`` beside them.
+    shares a content word with the claim, adds a claim word the taken ones lack (a word,
+    not only a number: "20" in "20 seats" says nothing of a "$20" price), and fits the
+    token ``budget`` beside them.
 
     Example:
         >>> words = [frozenset({"plan", "cancel"}), frozenset({"plan"}), frozenset({"refund"})]
@@ -117,7 +118,7 @@ def pick_sentences(
         if len(picked) >= max_sentences or covered >= claim_words:
             break
         new = (claim_words & sentence_words[j]) - covered
-        if similarity[j] <= 0 or not new or used + sizes[j] > budget:
+        if similarity[j] <= 0 or all(w.isdigit() for w in new) or used + sizes[j] > budget:
             continue
         picked.append(int(j))
         covered |= new
@@ -219,6 +220,7 @@ def composite_masks(
     *,
     contradict_mask: np.ndarray | None,
     contradict_threshold: float,
+    rule_conflict: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Support and contradiction masks ``(claims, chunks)`` that apply the composite guards.
 
@@ -228,7 +230,10 @@ def composite_masks(
     ``contradict_threshold``: a conflict elsewhere in the context outweighs a premise
     assembled from pieces. (One of its own sentences read alone against the whole claim
     often looks contradictory to a small model, for lack of the other pieces; that is
-    no veto.)
+    no veto.) ``rule_conflict`` marks chunks that contradict a claim by rule (e.g. they
+    state one of its quantities with another value,
+    :func:`nli_faith.text.numerals.quantity_mismatch`): any of them, its own sentences
+    included, vetoes the composite.
 
     Example:
         >>> ch = [Chunk("Paris is in France.", 0, 0, 19), Chunk("Lyon is big.", 1, 0, 12)]
@@ -252,10 +257,13 @@ def composite_masks(
         contra &= contradict_mask
     p_c = np.where(mask & contra, probs[..., CONTRADICT_IDX], -1.0)
     conflict = p_c >= contradict_threshold  # (claims, chunks)
+    by_rule = np.zeros(n_claims, dtype=bool)
+    if rule_conflict is not None:
+        by_rule = (np.asarray(rule_conflict, dtype=bool) & mask & ~composite[None, :]).any(axis=1)
     support = np.ones((n_claims, n_chunks), dtype=bool)
     for k in np.flatnonzero(composite):
         outside = np.array(
             [not any(_overlaps(c, p) for p in chunks[k].parts) for c in chunks], dtype=bool
         )
-        support[:, k] = ~(conflict & outside[None, :]).any(axis=1)
+        support[:, k] = ~((conflict & outside[None, :]).any(axis=1) | by_rule)
     return support, contra
