@@ -232,3 +232,32 @@ def test_guardrail_preset_uses_composites_in_its_second_round(bundled_scorer):
     assert r.claims[0].verdict == "yes" and len(r.claims[0].evidence.spans) == 2
     m = g.matrix("The warranty lasts two years.", ["The warranty lasts two years.", "Cats purr."])
     assert not is_composite(m.chunks).any()  # nothing to join: no extra pair
+
+
+def test_a_sentence_adding_only_a_number_is_not_joined():
+    claim = "The Pro plan costs 20 dollars per month and includes 5 seats."
+    docs = ["The Pro plan costs 25 dollars per month and includes 5 seats.", "Teams get 20 seats."]
+    comps, _ = plan_composites([claim], _doc_chunks(docs), count_tokens=_words, budget=64)
+    assert comps == []  # "20" alone links the second sentence to the claim
+
+
+def test_a_rule_conflict_vetoes_the_composite_even_from_its_own_sentence():
+    chunks = _doc_chunks(REFUND_DOCS)
+    comps, _ = plan_composites([REFUND_CLAIM], chunks, count_tokens=_words, budget=64)
+    allc = chunks + comps
+    probs = np.array([[[0.2, 0.7, 0.1], [0.2, 0.7, 0.1], [0.9, 0.05, 0.05]]])
+    mask = np.ones((1, 3), bool)
+    rule = np.array([[True, False, False]])  # doc 0 states a claim quantity with another value
+    support, _ = composite_masks(
+        probs, mask, allc, contradict_mask=None, contradict_threshold=0.5, rule_conflict=rule
+    )
+    assert support[0].tolist() == [True, True, False]
+
+
+def test_table_row_with_a_wrong_price_is_not_rescued_by_a_composite(bundled_scorer):
+    response = "| Plan | Price | Seats |\n|---|---|---|\n| Pro | $20 | 5 |\n| Team | $50 | 20 |"
+    docs = [
+        "The Pro plan costs $25 per month and includes 5 seats.",
+        "The Team plan costs $50 per month and includes 20 seats.",
+    ]
+    assert [c.verdict for c in bundled_scorer.score(response, docs).claims] == ["no", "yes"]
