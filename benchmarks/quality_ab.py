@@ -75,7 +75,7 @@ def _scores(results, key: str) -> np.ndarray:
     return np.array([0.5 if getattr(r, key) is None else getattr(r, key) for r in results])
 
 
-def compare(name: str, recs: list[dict], before, after) -> dict:
+def compare(name: str, recs: list[dict], before, after, plain=None) -> dict:
     labels = np.array([int(r["label"]) for r in recs])
     test = split_by_id([r["id"] for r in recs])
     batch = [{"response": r["response"], "context": r["context"]} for r in recs]
@@ -84,6 +84,7 @@ def compare(name: str, recs: list[dict], before, after) -> dict:
     t1 = time.perf_counter()
     res_a = after.score_batch(batch)
     t2 = time.perf_counter()
+    res_p = plain.score_batch(batch) if plain is not None else None
     d = {
         "n": len(recs),
         "n_test": int(test.sum()),
@@ -93,11 +94,13 @@ def compare(name: str, recs: list[dict], before, after) -> dict:
     for key in KEYS:
         mb = evaluate_scores(labels, _scores(res_b, key), test)
         ma = evaluate_scores(labels, _scores(res_a, key), test)
+        mp = evaluate_scores(labels, _scores(res_p, key), test) if res_p is not None else None
         for metric in METRICS:
             b, a = mb[metric], ma[metric]
             out[f"{key}_{metric}"] = {
                 "before": b,
                 "after": a,
+                "after_no_composite": None if mp is None else mp[metric],
                 "delta": None if a is None or b is None else a - b,
                 "se": _std_error(metric, a, d),
             }
@@ -106,6 +109,9 @@ def compare(name: str, recs: list[dict], before, after) -> dict:
     out["claims_before"], out["claims_after"] = len(verd_b), len(verd_a)
     out["yes_share_before"] = round(verd_b.count("yes") / max(len(verd_b), 1), 4)
     out["yes_share_after"] = round(verd_a.count("yes") / max(len(verd_a), 1), 4)
+    if res_p is not None:
+        verd_p = [c.verdict for r in res_p for c in r.claims]
+        out["yes_share_after_no_composite"] = round(verd_p.count("yes") / max(len(verd_p), 1), 4)
     out["composite_evidence_claims"] = sum(
         len(c.evidence.spans) > 1 for r in res_a for c in r.claims if c.evidence is not None
     )
@@ -128,9 +134,11 @@ def render(rep: dict) -> str:
         "standard error of the after figure (as in quality.md); a before/after gap on the "
         "same records is less noisy than that.",
         "",
-        "| set | n | metric | strict before → after | lenient before → after | "
-        "soft before → after | ≈ 1 SE | yes share before → after | claims with composite "
-        "evidence |",
+        "Each cell: before → after (after with `composite=False`), so the composite "
+        "premises' own effect is the second arrow's gap.",
+        "",
+        "| set | n | metric | strict | lenient | soft | ≈ 1 SE | yes share | claims with "
+        "composite evidence |",
         "|---|---:|---|---|---|---|---:|---|---:|",
     ]
     for name, r in rep["datasets"].items():
@@ -138,13 +146,16 @@ def render(rep: dict) -> str:
             cells = []
             for key in KEYS:
                 v = r[f"{key}_{metric}"]
-                cells.append(f"{_f(v['before'])} → {_f(v['after'])}")
+                cells.append(
+                    f"{_f(v['before'])} → {_f(v['after'])} ({_f(v.get('after_no_composite'))})"
+                )
             se = r[f"soft_{metric}"]["se"]
             label = "balanced acc." if metric == "balanced_accuracy" else "ROC-AUC"
             lines.append(
                 f"| {name} | {r['n']} | {label} | "
                 + " | ".join(cells)
-                + f" | {_f(se)} | {_f(r['yes_share_before'])} → {_f(r['yes_share_after'])} | "
+                + f" | {_f(se)} | {_f(r['yes_share_before'])} → {_f(r['yes_share_after'])} "
+                f"({_f(r.get('yes_share_after_no_composite'))}) | "
                 f"{r['composite_evidence_claims']} |"
             )
     lines += [
@@ -181,9 +192,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = Before(
         str(BUNDLED), device="cpu", backend="onnx", onnx_quantize=False, batch_size=args.batch_size
     )
+    plain = FaithfulnessScorer(
+        str(BUNDLED),
+        device="cpu",
+        backend="onnx",
+        onnx_quantize=False,
+        batch_size=args.batch_size,
+        composite=False,
+    )
     cache = CachedNLI(after.nli)
     after.nli = cache
     before.nli = cache
+    plain.nli = cache  # its pairs are a subset of after's: no extra model work
     commit = subprocess.run(
         ["git", "-C", str(args.before_src), "rev-parse", "--short", "HEAD"],
         capture_output=True,
@@ -205,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in [d for d in args.datasets.split(",") if d]:
         limit = None if name in WHOLE else args.limit
         recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
-        rep["datasets"][name] = compare(name, recs, before, after)
+        rep["datasets"][name] = compare(name, recs, before, after, plain)
         rep["wall_seconds"] = round(time.perf_counter() - t0, 1)
         rep["distinct_pairs"] = cache.computed
         (args.out_dir / "quality_ab.json").write_text(json.dumps(rep, indent=2) + "\n")

@@ -14,6 +14,7 @@ Guards, so that a composite never joins things that do not belong together:
 
 * at planning: no composite when one sentence already covers the claim, when the
   sentences share no content word with each other (they speak of different things),
+  when a name the claim states (a capitalised word inside it) is in none of them,
   or when one of them negates or makes an exception ("not", "except", "unless"...)
   that the claim does not (a general rule and its exception must not add up to the
   rule applied to the excepted case);
@@ -44,7 +45,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from nli_faith.nli.labels import CONTRADICT_IDX
-from nli_faith.scoring.prefilter import coverage_similarity
+from nli_faith.scoring.prefilter import _names, coverage_similarity
 from nli_faith.text.chunking import Chunk, sentence_members
 from nli_faith.text.lexical import content_words
 
@@ -178,6 +179,9 @@ def plan_composites(
         claim_cues = negation_cues(claim)
         if any(cues[p] - claim_cues for p in picked):
             continue
+        joined = " ".join(texts[p] for p in picked).lower()
+        if any(name not in joined for name in _names(claim)):
+            continue  # a name the sentences never mention: they cannot support the claim
         if not coherent([texts[p] for p in picked]):
             continue
         parts = sorted((chunks[atoms[p]] for p in picked), key=lambda c: (c.doc_index, c.start))
