@@ -261,3 +261,11 @@ def test_table_row_with_a_wrong_price_is_not_rescued_by_a_composite(bundled_scor
         "The Team plan costs $50 per month and includes 20 seats.",
     ]
     assert [c.verdict for c in bundled_scorer.score(response, docs).claims] == ["no", "yes"]
+
+
+def test_no_composite_when_a_name_of_the_claim_is_in_none_of_its_sentences():
+    claim = "Our engineers and designers work in the Lisbon office."
+    docs = ["Our engineers work in the office.", "Our designers work in the office too."]
+    assert plan_composites([claim], _doc_chunks(docs), count_tokens=_words, budget=64)[0] == []
+    docs = ["Our engineers work in the Lisbon office.", "Our designers work in the office too."]
+    assert len(plan_composites([claim], _doc_chunks(docs), count_tokens=_words, budget=64)[0]) == 1
