@@ -125,3 +125,19 @@ E_LONG_CLAIMS = (
     "chunk of context were split into {n_pieces} pieces at clause, comma or word boundaries."
 )
 E_RECORD_FAILED = "{type_name}: {message}"
+
+# Integrations (nli_faith.integrations: DeepEval and RAGAS metrics).
+E_EXTRA_MISSING = (
+    "{what} needs the optional package {package!r}, which cannot be imported ({error}). "
+    'Install it with: pip install "nli-faith[{extra}]"'
+)
+E_INTEGRATION_LLM_MODEL = (
+    "{metric} uses no LLM, so it takes no 'model' (the LLM judge of {library}). Pass "
+    "nli_model= for the NLI model (a registry name, local path or hub id), or scorer= for "
+    "a ready FaithfulnessScorer."
+)
+E_SCORER_AND_OPTIONS = (
+    "pass either scorer= or scorer options ({names}), not both: a ready scorer already has "
+    "its options."
+)
+E_SCORE_TYPE = "score must be one of {allowed}, got {score!r}."

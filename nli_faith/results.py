@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Verdict = Literal["yes", "no", "idk"]
+#: What a claim the context does not support is, by the reference answer (RAGChecker):
+#: ``self_knowledge`` if the reference entails it, else ``hallucination``.
+ReferenceLabel = Literal["hallucination", "self_knowledge"]
 #: Per cited claim: the cited documents support it, only an uncited one does, or none does.
 CitationStatus = Literal["supported", "misattributed", "unsupported"]
 
@@ -48,6 +51,8 @@ class ClaimVerdict:
     p_entail: float  # best entailment over all chunks
     p_contradict: float  # best contradiction over all chunks
     evidence: Evidence | None  # supporting chunk for yes/idk, contradicting chunk for no
+    #: With a reference answer, for a claim that is not ``yes``: hallucination or self_knowledge.
+    reference_label: ReferenceLabel | None = None
     #: Documents the claim cites (0-based indices), when the response carries citation
     #: markers such as ``[1]`` or ``(Source 2)`` and this claim has some; else None.
     cited_docs: list[int] | None = None
@@ -73,6 +78,10 @@ class FaithfulnessResult:
     reason: str
     claims: list[ClaimVerdict] = field(default_factory=list)
     error: str | None = None  # set when the record could not be scored
+    #: With a reference answer (else None): share of all claims that are unsupported by
+    #: the context and not entailed by the reference, and unsupported but entailed by it.
+    hallucination_rate: float | None = None
+    self_knowledge_rate: float | None = None
     #: Claims carrying citation markers, and those among them supported only by an
     #: uncited document; None when the response has no citation markers.
     n_cited: int | None = None
