@@ -151,3 +151,17 @@ def test_align_rewrites_equivalent_quantities_and_abbreviations_only():
     # not an abbreviation of the claim's name, or the name is already there
     assert align_premise("AMD revenue rose.", "Apple revenue rose.") == "AMD revenue rose."
     assert align_premise("Apple (AAPL) rose.", "Apple rose.") == "Apple (AAPL) rose."
+
+
+def test_a_value_stated_without_its_noun_is_not_a_mismatch():
+    claim = ["The company has 500 employees in France."]
+    chunk = ["The company has 300 employees in Germany and 500 in France."]
+    assert not quantity_mismatch_mask(claim, chunk).any()
+    assert quantity_mismatch_mask(claim, ["The company has 300 employees in France."]).all()
+
+
+def test_a_hedged_year_like_number_is_a_quantity():
+    (q,) = extract_quantities("Over 2000 people attended.")
+    assert (q.kind, q.dimension, q.hedge) == ("quantity", "count:people", "min")
+    (y,) = extract_quantities("It opened in 2000 after delays.")
+    assert y.kind == "year"

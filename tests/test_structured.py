@@ -149,3 +149,17 @@ def test_chunks_carry_the_statement_text_and_the_original_span():
     windows = [c for c in chunks if c.text.startswith("Apple reports yearly. AAPL")]
     assert windows and windows[0].text.count("$383.3") == 1
     assert doc[windows[0].start : windows[0].end].endswith("Figures are audited.")
+
+
+def test_rows_named_by_a_year_read_in_that_year():
+    doc = "| Year | Revenue (USD bn) | Employees |\n|---|---|---|\n| 2023 | 383.3 | 161000 |"
+    assert linearise(doc) == "Revenue $383.3 billion in 2023; employees 161000 in 2023."
+
+
+def test_dialogue_and_faq_lines_are_not_key_value_data():
+    for text in (
+        "John: I think the meeting is at noon.\nMary: No, it was moved to three.",
+        "Q: How long is the warranty?\nA: Two years.",
+        "Alice: Are you coming tonight?\nBob: Yes!",
+    ):
+        assert structured_blocks(text) == (), text

@@ -108,6 +108,10 @@ def number_support_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
 # its tolerance (see :func:`equivalent`). Identifiers (iPhone 15, Section 4.2, COVID-19,
 # #1234), years, times of day and list markers are not quantities: they only ever match
 # the same number, and never count as a differing value.
+#
+# The unit table is our own on purpose: pint converts units but knows nothing of hedges,
+# number words, fractions or identifiers, and quantulum3 brings a trained classifier and
+# its dependencies for the same few dozen units; what is needed here is small and exact.
 
 #: A hedged number ("about 40%") holds values within this share of it; "nearly" and
 #: "almost" from below only (39.6% is "nearly 40%", 40.4% is not), "just over" from above.
@@ -287,7 +291,7 @@ _UNIT_WORD_RE = re.compile(
 _FRACTION_UNIT_RE = re.compile(
     r"\s+(?:of\s+)?(?:an?\s+)" + _UNIT_WORD_RE.pattern[len(r"[\s-]?") :], re.IGNORECASE
 )
-_COUNT_RE = re.compile(r"\s(?:[a-z]+[- ])?(?P<noun>[a-z]{3,})\b")
+_COUNT_RE = re.compile(r"\s(?P<noun>[a-z]{3,})\b")
 _CLOCK_RE = re.compile(r"\s?(?:a\.?m\.?|p\.?m\.?)(?![a-z])|:\d\d", re.IGNORECASE)
 _GLUED_RE = re.compile(r"[A-Za-z]")
 _CURRENCY_BEFORE_RE = re.compile(r"(?P<cur>US\$|\$|\u20ac|\u00a3|\u00a5|\b(?:USD|EUR|GBP)\s?)$")
@@ -405,10 +409,9 @@ def _quantity(text: str, m: re.Match, include_one: bool) -> Quantity | None:
             dim, factor = UNIT_TABLE[unit]
             dimension = dimension or dim
             end = u.end()
-    if fraction and not dimension:
+    if fraction and not dimension:  # "half" alone is 50%; "half a day" is 12 hours
         dimension, unit, value = "percent", "%", value * 100
-    elif fraction and dimension:  # "half a day", "a quarter of an hour"
-        pass
+    noun = _count_noun(text, end) if not dimension else ""
     if m.group("digits") and not dimension:
         glued = end < len(text) and _GLUED_RE.match(text, end)
         clock = _CLOCK_RE.match(text, end)
@@ -419,17 +422,16 @@ def _quantity(text: str, m: re.Match, include_one: bool) -> Quantity | None:
         elif start > 0 and text[start - 1] in "-#/" and start > 1 and text[start - 2].isalnum():
             kind = "id"  # "COVID-19", "ISO/27001"
         elif scale == 1.0 and "." not in core and "," not in core and 1800 <= value <= 2199:
-            kind = "year"
-    if kind == "quantity" and not dimension:
-        count = _COUNT_RE.match(text, end)
-        noun = count.group("noun").lower() if count else ""
-        if noun and noun not in _COUNT_STOP and not noun.endswith(("ed", "ly", "ing")):
-            dimension = "count:" + (noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun)
+            kind = "year"  # "the 2024 season", "in 2000"; but see the hedge below
+    if kind == "quantity" and noun:
+        dimension = "count:" + noun
     hedge = ""
     h = _HEDGE_RE.search(before)
     if h:
         hedge = _HEDGES[h.group("hedge").lower()]
         start -= len(before) - h.start("hedge")
+        if kind == "year":  # "over 2000 people": a hedged number is a count, not a year
+            kind, dimension = "quantity", ("count:" + noun) if noun else ""
     elif kind == "quantity" and not cur and _is_label(before):
         kind = "id"
     value *= scale
@@ -444,6 +446,15 @@ def _quantity(text: str, m: re.Match, include_one: bool) -> Quantity | None:
         end=end,
         number=number if scale == 1.0 or not number else _fmt(value),
     )
+
+
+def _count_noun(text: str, end: int) -> str:
+    """The noun a number counts ("5 employees" -> "employee"), or ""."""
+    count = _COUNT_RE.match(text, end)
+    noun = count.group("noun").lower() if count else ""
+    if not noun or noun in _COUNT_STOP or noun.endswith(("ed", "ly", "ing")):
+        return ""
+    return noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
 
 
 def _is_label(before: str) -> bool:
@@ -606,9 +617,10 @@ def _differs(q: Quantity, have: tuple[Quantity, ...]) -> bool:
     same = [c for c in have if c.kind == "quantity" and c.dimension == q.dimension]
     if not same:
         return False
+    # "300 employees in Germany and 500 in France" states 500 too, without the noun
+    if any(c.kind == "quantity" and equivalent(q, c) for c in have):
+        return False
     for c in same:
-        if equivalent(q, c):
-            return False
         if c.hedge:  # the context is itself vague: only a clear gap counts
             lo, hi = c.value * (1 - APPROX_TOLERANCE), c.value * (1 + APPROX_TOLERANCE)
             if lo <= q.value <= hi:
