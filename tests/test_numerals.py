@@ -165,3 +165,22 @@ def test_a_hedged_year_like_number_is_a_quantity():
     assert (q.kind, q.dimension, q.hedge) == ("quantity", "count:people", "min")
     (y,) = extract_quantities("It opened in 2000 after delays.")
     assert y.kind == "year"
+
+
+@pytest.mark.parametrize(
+    ("claimed", "stated", "same"),
+    [
+        ("30 days", "one month", True),
+        ("1 month", "30 days", True),
+        ("52 weeks", "a year", False),  # "a year" is not a number here
+        ("52 weeks", "1 year", True),
+        ("104 weeks", "24 months", True),
+        ("103 weeks", "24 months", False),
+        ("4 weeks", "1 month", True),  # 28 days: a month is 28-31 days
+        ("3 weeks", "1 month", False),
+        ("90 days", "3 months", True),
+    ],
+)
+def test_calendar_conversions_round_as_the_claim_is_written(claimed, stated, same):
+    have = extract_quantities(stated)
+    assert any(equivalent(_one(claimed), c) for c in have) is same

@@ -116,9 +116,10 @@ def number_support_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
 #: A hedged number ("about 40%") holds values within this share of it; "nearly" and
 #: "almost" from below only (39.6% is "nearly 40%", 40.4% is not), "just over" from above.
 APPROX_TOLERANCE = 0.10
-#: Calendar conversions are approximate (a month is 28-31 days): values converted between
-#: days, weeks, months and years are equal within this share.
-CALENDAR_TOLERANCE = 0.02
+#: Calendar conversions are approximate (a month is 28-31 days): an amount in months or
+#: years equals one in days or weeks within this many days (30 days = 1 month, 90 days =
+#: 3 months, 52 weeks = 1 year; 103 weeks is not 24 months, which is 104.3 weeks).
+CALENDAR_SLACK_DAYS = 2.5
 #: A chunk can contradict a claim by a differing quantity only if it holds at least this
 #: share of the claim's other content words (words that are not numbers or units).
 MISMATCH_MIN_SHARE = 0.5
@@ -201,6 +202,9 @@ _CURRENCY_PREFIX = {
     "gbp": "currency:GBP",
     "\u00a5": "currency:JPY",
 }
+_CALENDAR_FACTORS = frozenset(
+    (UNIT_TABLE["month"][1], UNIT_TABLE["year"][1], UNIT_TABLE["decade"][1])
+)
 SCALE_WORDS = {
     "hundred": 1e2,
     "thousand": 1e3,
@@ -474,10 +478,11 @@ def _is_label(before: str) -> bool:
 
 
 def _within(claimed: Quantity, stated: float, claimed_value: float, tol: float) -> bool:
-    """Does ``stated`` (the context's value) make ``claimed`` true?"""
+    """Does ``stated`` (the context's value) make ``claimed`` true? ``tol``: absolute slack
+    of an unhedged claim, in the common unit."""
     a, b = claimed_value, stated
     slack = abs(a) * APPROX_TOLERANCE
-    exact = abs(a - b) <= tol * max(abs(a), abs(b)) + 1e-9
+    exact = abs(a - b) <= tol + 1e-9 * max(abs(a), abs(b), 1.0)
     h = claimed.hedge
     if h == "approx":
         return abs(a - b) <= slack + 1e-9
@@ -493,14 +498,15 @@ def _within(claimed: Quantity, stated: float, claimed_value: float, tol: float) 
 
 
 def _comparable(q: Quantity, c: Quantity) -> tuple[float, float, float] | None:
-    """``(claimed, stated, tolerance)`` in a common unit, or None when they measure
+    """``(claimed, stated, absolute tolerance)`` in a common unit, or None when they measure
     different things."""
     if q.measured and c.measured:
         if q.dimension != c.dimension:
             return None
         tol = 0.0
-        if q.unit != c.unit and q.dimension == "time" and max(q.base, c.base) >= 24 * 28:
-            tol = CALENDAR_TOLERANCE  # months and years are not whole numbers of days
+        if q.dimension == "time" and q.unit != c.unit:
+            if {UNIT_TABLE[q.unit][1], UNIT_TABLE[c.unit][1]} & _CALENDAR_FACTORS:
+                tol = CALENDAR_SLACK_DAYS * _DAY  # months and years are not whole days
         return q.base, c.base, tol
     return q.value, c.value, 0.0
 
