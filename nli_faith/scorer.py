@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -231,6 +232,8 @@ class FaithfulnessScorer:
         self.composite = composite
         self.bands = BandThresholds(high=band_high, low=band_low)
         self.limits = Limits() if limits is None else limits
+        #: Calibrated thresholds (:meth:`from_thresholds`), for :meth:`passes`; else None.
+        self.thresholds = None
 
     # -- the expensive part ---------------------------------------------------
 
@@ -545,6 +548,55 @@ class FaithfulnessScorer:
             'no'
         """
         return cls(model, **{**GUARDRAIL_OPTIONS, **options})
+
+    @classmethod
+    def from_thresholds(
+        cls, path: str | Path, model: str | None = None, **options: Any
+    ) -> FaithfulnessScorer:
+        """A scorer with the thresholds ``nli-faith calibrate`` saved in ``path``.
+
+        ``model`` defaults to the one the file was calibrated for; other weights are a
+        :class:`~nli_faith.errors.ThresholdsError`. ``options`` are passed on (and win
+        over the file's). :meth:`passes` then applies the file's record-level gate.
+
+        Example:
+            >>> scorer = FaithfulnessScorer.from_thresholds("thresholds.json")  # doctest: +SKIP
+            >>> r = scorer.score("The sky is blue.", "The sky is blue.")  # doctest: +SKIP
+            >>> scorer.passes(r)  # doctest: +SKIP
+            True
+        """
+        from nli_faith.scoring.thresholds import Thresholds
+
+        th = Thresholds.load(path)
+        scorer = cls(th.model.model if model is None else model, **{**th.options, **options})
+        th.check_model(scorer.nli, source=str(path))
+        scorer.thresholds = th
+        return scorer
+
+    def passes(self, result: FaithfulnessResult) -> bool | None:
+        """The calibrated record-level decision (``thresholds.decision``): is ``result``
+        faithful? ``None`` without thresholds, or when the result has no score."""
+        return None if self.thresholds is None else self.thresholds.decision.passes(result)
+
+    def matrix_batch(
+        self, records: Sequence[Mapping[str, Any] | Record], *, show_progress_bar: bool = False
+    ) -> list[NLIMatrix | Exception]:
+        """The NLI matrices of many records, in one model pass (what :meth:`score_batch`
+        aggregates); a record that cannot be parsed or scored gets its exception in place.
+
+        Calibration builds these once and re-aggregates them for every candidate threshold.
+        """
+        plans: dict[int, tuple[list, list, np.ndarray]] = {}
+        out: dict[int, NLIMatrix | Exception] = {}
+        for k, rec in enumerate(records):
+            try:
+                r = parse_record(rec, limits=self.limits)
+                plans[k] = self._plan(r.response, r.context, record=f"record {k}")
+            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                out[k] = err
+        filled = run_isolated(lambda ps: self._fill(ps, show_progress_bar), list(plans.values()))
+        out.update(zip(plans, filled))
+        return [out[k] for k in range(len(records))]
 
     # -- facade -----------------------------------------------------------------
 
