@@ -73,6 +73,7 @@ def full_scan(scorer, records: list[dict], cache: Path | None) -> list[Any]:
 def evaluate(scorer, pf, records: list[dict], mats: list, half: np.ndarray) -> dict[str, Any]:
     """Agreement of ``pf``'s verdicts with the full scan's, per half of the sample."""
     from nli_faith.scorer import NLIMatrix
+    from nli_faith.scoring.composite import is_composite
     from nli_faith.text.chunking import sentence_members
 
     tallies = {
@@ -85,13 +86,19 @@ def evaluate(scorer, pf, records: list[dict], mats: list, half: np.ndarray) -> d
     for rec, m, h in zip(records, mats, half):
         if not m.claims or not m.chunks:
             continue
+        # the pre-filter ranks the ordinary chunks; composite premises (scored only for
+        # their own claim) are kept as the scorer keeps them
+        base = ~is_composite(m.chunks)
+        chunks = [c for c, b in zip(m.chunks, base) if b]
         t0 = time.perf_counter()
-        mask = pf.select(
+        kept = pf.select(
             [c.text for c in m.claims],
-            [c.text for c in m.chunks],
-            members=sentence_members(m.chunks),
+            [c.text for c in chunks],
+            members=sentence_members(chunks),
         )
         select_s += time.perf_counter() - t0
+        mask = m.mask.copy()
+        mask[:, base] = kept
         full = scorer.aggregate(m)
         part = scorer.aggregate(NLIMatrix(m.claims, m.chunks, m.probs, mask))
         t = tallies["design" if h else "report"]

@@ -37,6 +37,7 @@ from .backend_check import torch_check
 from .baselines import single_pass_pair, single_pass_scores, summac_grid, summac_score
 from .baselines import token_overlap as overlap_score
 from .edge_cases import run_edge_cases
+from .evidence_cases import run_evidence_cases, summarize
 from .metrics import SPLIT_SEED, evaluate_scores, split_by_id
 from .nli_cache import CachedNLI
 from .report import METHODS, render_markdown
@@ -372,6 +373,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     edge = run_edge_cases(scorer)
     edge_seconds = time.perf_counter() - t_edge
     print(f"edge cases: {sum(c['passed'] for c in edge)}/{len(edge)} passed", flush=True)
+    t_evidence = time.perf_counter()
+    evidence = run_evidence_cases(scorer)
+    evidence_seconds = time.perf_counter() - t_evidence
+    ev_sum = summarize(evidence)
+    print(f"evidence cases: {ev_sum['passed']}/{ev_sum['n']} passed", flush=True)
 
     nli_eval, nli_seconds = {}, 0.0
     if not args.skip_nli_eval:
@@ -410,18 +416,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             "sentence_chunks": scorer.sentence_chunks,
             "number_check": scorer.number_check,
             "granularity": scorer.splitter.granularity,
+            "composite": getattr(scorer, "composite", None),
         },
         "machine": machine_info() | {"loadavg_start": load_start, "loadavg_end": os.getloadavg()},
         "wall_seconds": round(wall, 1),
         "seconds": {
             "datasets": {k: v["seconds"] for k, v in summaries.items()},
             "edge_cases": round(edge_seconds, 1),
+            "evidence_cases": round(evidence_seconds, 1),
             "nli_eval": round(nli_seconds, 1),
             "torch_check": round(drift_seconds, 1),
         },
         "nli_pairs": {"requested": cache.requested, "distinct_run": cache.computed},
         "datasets": summaries,
         "edge_cases": edge,
+        "evidence_cases": {"summary": ev_sum, "cases": evidence},
         "nli_eval": nli_eval,
         "torch_check": drift,
     }

@@ -287,6 +287,15 @@ def render_markdown(result: dict) -> str:
         "## Mission edge cases (`FaithfulnessScorer()` defaults)\n",
         _edge_table(result["edge_cases"]),
     ]
+    if result.get("evidence_cases"):
+        from .evidence_cases import render_markdown as evidence_markdown
+
+        parts += [
+            evidence_markdown(
+                result["evidence_cases"]["cases"],
+                title="Evidence edge cases (issue 10; `benchmarks/evidence_cases.py`)",
+            )
+        ]
     if result.get("torch_check"):
         parts += [_drift_section(result["torch_check"], result["edge_cases"])]
     if result["nli_eval"]:

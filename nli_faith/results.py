@@ -9,16 +9,35 @@ Verdict = Literal["yes", "no", "idk"]
 #: What a claim the context does not support is, by the reference answer (RAGChecker):
 #: ``self_knowledge`` if the reference entails it, else ``hallucination``.
 ReferenceLabel = Literal["hallucination", "self_knowledge"]
+#: Per cited claim: the cited documents support it, only an uncited one does, or none does.
+CitationStatus = Literal["supported", "misattributed", "unsupported"]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A character span of one retrieved document: ``context[doc_index][start:end]``."""
+
+    doc_index: int
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """The context chunk that decided a claim's verdict."""
+    """The context chunk that decided a claim's verdict.
+
+    ``spans`` lists every span the evidence is made of: one for an ordinary chunk,
+    one per sentence for a composite premise (sentences joined from several places or
+    documents, see :mod:`nli_faith.scoring.composite`), whose ``text`` is those
+    sentences joined by a space and whose ``doc_index``, ``start``, ``end`` are those
+    of its main (best-ranked) sentence.
+    """
 
     text: str
     doc_index: int  # which retrieved document
     start: int  # character span in that document
     end: int
+    spans: list[Span] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -44,6 +63,11 @@ class ClaimVerdict:
     candidates: list[Evidence] = field(default_factory=list)
     #: With a reference answer, for a claim that is not ``yes``: hallucination or self_knowledge.
     reference_label: ReferenceLabel | None = None
+    #: Documents the claim cites (0-based indices), when the response carries citation
+    #: markers such as ``[1]`` or ``(Source 2)`` and this claim has some; else None.
+    cited_docs: list[int] | None = None
+    #: For a claim with citations: whether its cited documents support it.
+    citation: CitationStatus | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +95,10 @@ class FaithfulnessResult:
     #: the context and not entailed by the reference, and unsupported but entailed by it.
     hallucination_rate: float | None = None
     self_knowledge_rate: float | None = None
+    #: Claims carrying citation markers, and those among them supported only by an
+    #: uncited document; None when the response has no citation markers.
+    n_cited: int | None = None
+    n_misattributed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -26,7 +26,7 @@ from nli_faith.errors import (
     RecordError,
 )
 from nli_faith.records import Limits, Record, as_context, parse_record
-from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult, Span
 from nli_faith.scoring.bands import (
     DEFAULT_BAND_HIGH,
     DEFAULT_BAND_LOW,
@@ -35,6 +35,13 @@ from nli_faith.scoring.bands import (
     nearest_entailment,
 )
 from nli_faith.scoring.candidates import top_chunks
+from nli_faith.scoring.citations import (
+    citation_statuses,
+    cited_chunks_mask,
+    explain_citations,
+    supporting_mask,
+)
+from nli_faith.scoring.composite import composite_masks, is_composite, plan_composites
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
 from nli_faith.scoring.isolate import describe, run_isolated
 from nli_faith.scoring.parallel import PlanPool, fork_available
@@ -49,7 +56,9 @@ from nli_faith.scoring.verdicts import (
 )
 from nli_faith.text.align import align_premise
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
+from nli_faith.text.citations import assign_citations, find_citations, strip_citations
 from nli_faith.text.claims import Claim, ClaimSplitter
+from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
 from nli_faith.text.lexical import overlap_mask
 from nli_faith.text.numerals import number_support_mask, quantity_mismatch
@@ -133,6 +142,11 @@ class FaithfulnessScorer:
             matrix cannot be re-aggregated with a higher ``entail_threshold``. With torch
             the two rounds batch pairs differently, so probabilities can move by padding
             noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
+        composite: also score each claim against a composite premise: its best few
+            sentences from all documents joined in document order (default True; see
+            :mod:`nli_faith.scoring.composite`), for support spread over sentences or
+            documents. A composite can support its claim, never contradict it; its
+            evidence lists every span it joins (``Evidence.spans``).
         band_high: confidence band (``ClaimVerdict.band``): a ``yes`` whose best entailment,
             or a ``no`` whose best contradiction, reaches this is settled (default 0.99).
         band_low: an ``idk`` is settled as ``not_found`` when no chunk's entailment or
@@ -147,6 +161,12 @@ class FaithfulnessScorer:
             A record past one is refused with an error naming the field and the limit:
             :meth:`score` raises :class:`~nli_faith.errors.RecordError`, :meth:`score_batch`
             returns that record's result with ``error`` set and scores the others.
+
+    Citations: a response with markers such as ``[1]`` or ``(Source 2)`` has them taken
+    out of its claims' text, and each claim that cites documents reports whether they
+    support it (``ClaimVerdict.citation``: ``"supported"``, ``"misattributed"`` when only
+    an uncited document does, ``"unsupported"``); ``FaithfulnessResult.n_misattributed``
+    counts the misattributed ones. Markers count documents from 1.
 
     Example:
         >>> scorer = FaithfulnessScorer(device="cpu")
@@ -180,6 +200,7 @@ class FaithfulnessScorer:
         prefilter_top_k: int | None = None,
         prefilter_model: str | None = None,
         early_exit: bool = False,
+        composite: bool = True,
         band_high: float = DEFAULT_BAND_HIGH,
         band_low: float = DEFAULT_BAND_LOW,
         limits: Limits | None = None,
@@ -213,6 +234,7 @@ class FaithfulnessScorer:
             keep_overlap=self.contradiction_overlap,
         )
         self.early_exit = early_exit
+        self.composite = composite
         self.bands = BandThresholds(high=band_high, low=band_low)
         self.limits = Limits() if limits is None else limits
         #: Calibrated thresholds (:meth:`from_thresholds`), for :meth:`passes`; else None.
@@ -230,6 +252,13 @@ class FaithfulnessScorer:
         longest = max(self.nli.count_tokens([c.text for c in claims]), default=0)
         budget = room - min(longest, self._claim_tokens())
         return max(16, min(budget, self.chunk_tokens or budget))
+
+    @staticmethod
+    def _number_mask(claims: Sequence[Claim], chunks: Sequence[Chunk]) -> np.ndarray:
+        """The number check; a count the claim's own list proves is not asked of the context."""
+        return number_support_mask(
+            [drop_self_counts(c.text) for c in claims], [c.text for c in chunks]
+        )
 
     def _token_offsets(self, text: str) -> list[tuple[int, int]]:
         # verbose=False: an over-long sentence is split by the chunker, which says so;
@@ -263,7 +292,7 @@ class FaithfulnessScorer:
                 )
             )
         self.limits.check_claims(len(fitted.claims))
-        return fitted.claims
+        return self._cited(response, fitted.claims)
 
     def chunk(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
         """Split the context into chunks that fit the model beside the longest claim."""
@@ -275,6 +304,15 @@ class FaithfulnessScorer:
             overlap=self.chunk_overlap,
             sentences=self.sentence_chunks,
         )
+
+    @staticmethod
+    def _cited(response: str, claims: list[Claim]) -> list[Claim]:
+        """With citation markers: the claims stripped of them and told what they cite."""
+        markers = find_citations(response)
+        if not markers or not claims:
+            return claims
+        cites = assign_citations(markers, [(c.start, c.end) for c in claims])
+        return [replace(c, text=strip_citations(c.text), cites=d) for c, d in zip(claims, cites)]
 
     def _plan(
         self, response: str, context: str | Sequence[str], *, record: str = "the record"
@@ -294,6 +332,16 @@ class FaithfulnessScorer:
             )
         else:
             mask = np.ones((len(claims), len(chunks)), dtype=bool)
+        if self.composite and claims and chunks:
+            extra, extra_mask = plan_composites(
+                [c.text for c in claims],
+                chunks,
+                count_tokens=self.nli.count_tokens,
+                budget=self._budget(claims),
+            )
+            if extra:
+                chunks = chunks + extra
+                mask = np.hstack([mask, extra_mask])
         return claims, chunks, mask
 
     def _run(self, plans, masks: list[np.ndarray], probs: list[np.ndarray], progress: bool) -> None:
@@ -328,17 +376,17 @@ class FaithfulnessScorer:
             members = sentence_members(chunks)
             sentences = np.array([m == [j] for j, m in enumerate(members)])
             sim = coverage_similarity([c.text for c in claims], texts)
-            firsts.append(first_candidates(sim, mask, sentences))
+            # composites are scored in the second round, only for claims still unsettled
+            firsts.append(first_candidates(sim, mask & ~is_composite(chunks)[None, :], sentences))
         self._run(plans, firsts, probs, progress)
         todo = []
         for (claims, chunks, mask), first, p in zip(plans, firsts, probs):
             rest = mask & ~first
             if first.any():
-                support = (
-                    number_support_mask([c.text for c in claims], [c.text for c in chunks])
-                    if self.number_check
-                    else None
-                )
+                support = self._number_mask(claims, chunks) if self.number_check else None
+                if any(c.cites is not None for c in claims):  # only cited documents settle
+                    cited = cited_chunks_mask([c.cites for c in claims], chunks)
+                    support = cited if support is None else support & cited
                 done = settled_claims(
                     p, first, entail_threshold=self.entail_threshold, support_mask=support
                 )
@@ -380,14 +428,29 @@ class FaithfulnessScorer:
             raise ValueError(
                 E_EARLY_EXIT_THRESHOLD.format(requested=entail_threshold, settled=m.settled_at)
             )
+        contradict_threshold = (
+            self.contradict_threshold if contradict_threshold is None else contradict_threshold
+        )
         support = contra = differs = None
         if m.claims and m.chunks:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
             if self.number_check:
-                support = number_support_mask(claims, chunks)
+                support = self._number_mask(m.claims, m.chunks)
                 differs = quantity_mismatch(claims, chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
+            if is_composite(m.chunks).any():
+                c_support, contra = composite_masks(
+                    m.probs,
+                    m.mask,
+                    m.chunks,
+                    contradict_mask=contra,
+                    contradict_threshold=contradict_threshold,
+                    rule_conflict=None if differs is None else np.asarray(differs) > 0,
+                )
+                support = c_support if support is None else support & c_support
+                if differs is not None:  # a composite never contradicts, by rule either
+                    differs = np.where(is_composite(m.chunks)[None, :], 0, differs)
         d = decide(
             m.probs,
             mask=m.mask,
@@ -395,10 +458,19 @@ class FaithfulnessScorer:
             contradict_mask=contra,
             number_contradict=differs,
             entail_threshold=entail_threshold,
-            contradict_threshold=(
-                self.contradict_threshold if contradict_threshold is None else contradict_threshold
-            ),
+            contradict_threshold=contradict_threshold,
         )
+        cited = [c.cites for c in m.claims]
+        statuses: list[str | None] = [None] * len(m.claims)
+        if any(c is not None for c in cited):
+            ok = (
+                supporting_mask(
+                    m.probs, mask=m.mask, support_mask=support, entail_threshold=entail_threshold
+                )
+                if m.chunks
+                else np.zeros((len(m.claims), 0), dtype=bool)
+            )
+            statuses = citation_statuses(ok, cited, m.chunks)
         verdicts = list(d.verdicts)
         scores = compute_scores(verdicts, d.p_entail)
         thresholds = BandThresholds(
@@ -431,6 +503,8 @@ class FaithfulnessScorer:
                     p_entail=round(float(d.p_entail[i]), 4),
                     p_contradict=round(float(d.p_contradict[i]), 4),
                     evidence=ev,
+                    cited_docs=None if cited[i] is None else sorted(cited[i]),
+                    citation=statuses[i],
                     band=str(bands[i]),
                     settled=bool(bands[i] != "uncertain"),
                     candidates=(
@@ -439,6 +513,13 @@ class FaithfulnessScorer:
                         else [_evidence(m.chunks[j]) for j in top_chunks(m.probs, m.mask, spans, i)]
                     ),
                 )
+            )
+        n_cited = n_wrong = None
+        if any(c is not None for c in cited):
+            n_cited = sum(c is not None for c in cited)
+            n_wrong = statuses.count("misattributed")
+            reason = " ".join(
+                x for x in (reason, explain_citations(statuses, [c.text for c in m.claims])) if x
             )
         return FaithfulnessResult(
             lenient=scores.lenient,
@@ -450,6 +531,8 @@ class FaithfulnessScorer:
             n_idk=scores.n_idk,
             reason=reason,
             claims=claims_out,
+            n_cited=n_cited,
+            n_misattributed=n_wrong,
             n_uncertain=int((bands == "uncertain").sum()),
         )
 
@@ -755,7 +838,14 @@ class _Done:
 
 
 def _evidence(chunk: Chunk) -> Evidence:
-    return Evidence(text=chunk.text, doc_index=chunk.doc_index, start=chunk.start, end=chunk.end)
+    """The evidence of one chunk; a composite lists every sentence it joins in ``spans``."""
+    return Evidence(
+        text=chunk.text,
+        doc_index=chunk.doc_index,
+        start=chunk.start,
+        end=chunk.end,
+        spans=[Span(p.doc_index, p.start, p.end) for p in (chunk.parts or (chunk,))],
+    )
 
 
 def error_result(message: str) -> FaithfulnessResult:

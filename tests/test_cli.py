@@ -113,6 +113,7 @@ def test_guardrail_options_on_the_bundled_model():
             ["--guardrail", "--backend", "torch", "--prefilter-top-k", "4"],
             {"backend": "torch", "prefilter": "lexical", "prefilter_top_k": 4, "early_exit": True},
         ),
+        (["--no-composite"], {"backend": "torch", "composite": False}),
     ],
 )
 def test_guardrail_flag_and_explicit_options_merge(monkeypatch, argv, expected):
@@ -129,4 +130,4 @@ def test_guardrail_flag_and_explicit_options_merge(monkeypatch, argv, expected):
     assert cli.main(["score", "-", *argv]) == 2  # the recorder's error, reported cleanly
     assert {k: seen.get(k) for k in expected} == expected
     if not argv:
-        assert "prefilter" not in seen and "early_exit" not in seen
+        assert "prefilter" not in seen and "early_exit" not in seen and "composite" not in seen

@@ -55,6 +55,12 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stop scoring a claim once one chunk supports it (same verdicts, less work)",
     )
+    p.add_argument(
+        "--no-composite",
+        action="store_true",
+        help="do not score claims against composite premises (their best sentences from "
+        "all documents joined); fewer pairs, but support spread over documents is missed",
+    )
     add_limit_options(p)
 
 
@@ -125,6 +131,8 @@ def scorer_options_from_args(args: argparse.Namespace) -> tuple[str, dict[str, A
         options["entail_threshold"] = args.entail_threshold
     if args.contradict_threshold is not None:
         options["contradict_threshold"] = args.contradict_threshold
+    if getattr(args, "no_composite", False):
+        options["composite"] = False
     explicit = {
         "backend": args.backend,
         "prefilter": args.prefilter,

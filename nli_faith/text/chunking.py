@@ -16,7 +16,7 @@ import logging
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nli_faith.text.lexical import content_words
 from nli_faith.text.sentences import line_kind, sentence_spans_many
@@ -32,12 +32,19 @@ TokenOffsets = Callable[[str], list[tuple[int, int]]]
 
 @dataclass(frozen=True)
 class Chunk:
-    """A window of consecutive sentences of one document."""
+    """A window of consecutive sentences of one document.
+
+    A *composite* chunk (see :mod:`nli_faith.scoring.composite`) joins sentences from
+    anywhere in the context: ``parts`` lists them in document order, and ``doc_index``,
+    ``start``, ``end`` are those of its main (best-ranked) sentence. Ordinary chunks
+    have no parts.
+    """
 
     text: str
     doc_index: int
     start: int
     end: int
+    parts: tuple[Chunk, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -272,13 +279,18 @@ def chunk_documents(
 def sentence_members(chunks: Sequence[Chunk]) -> list[list[int]]:
     """For each chunk, the indices of the single-sentence chunks inside its span.
 
-    A chunk that contains no smaller chunk of its document is its own member.
+    A chunk that contains no smaller chunk of its document is its own member, and so
+    is a composite chunk (which is never a member of another).
     """
     by_doc: dict[int, list[int]] = {}
     for j, c in enumerate(chunks):
-        by_doc.setdefault(c.doc_index, []).append(j)
+        if not c.parts:
+            by_doc.setdefault(c.doc_index, []).append(j)
     members: list[list[int]] = []
     for j, c in enumerate(chunks):
+        if c.parts:
+            members.append([j])
+            continue
         inside = [
             k
             for k in by_doc[c.doc_index]

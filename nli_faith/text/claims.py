@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -191,11 +191,15 @@ class Claim:
         Claim(text='The warranty lasts two years.', start=4, end=33)
         >>> response[claim.start : claim.end]
         'The warranty lasts two years.'
+
+    ``cites`` holds the 0-based documents the claim's citation markers name (set by the
+    scorer for a response with markers, see :mod:`nli_faith.text.citations`), else None.
     """
 
     text: str
     start: int
     end: int
+    cites: frozenset[int] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

@@ -1,0 +1,238 @@
+"""Before / after on the same records: nli-faith's scores from two versions, one model pass.
+
+    git worktree add /tmp/before 3191dbe
+    python -m benchmarks.quality_ab --before-src /tmp/before [--limit 100] [--out-dir DIR]
+
+For a change to the scorer, the baselines of :mod:`benchmarks.quality` do not move; only
+nli-faith's strict / lenient / soft figures do. This scores each set's seeded sample
+(the same records ``benchmarks.quality --limit N`` takes) with the older library found
+in ``--before-src`` and with this checkout's, behind one NLI cache, so a pair both
+versions ask for is run once: about the cost of one scorer pass, where two full quality
+runs would cost four. The older ``nli_faith`` is copied under the name
+``nli_faith_before`` (its imports rewritten) so that both load in one process.
+
+Per set: balanced accuracy (test half, threshold from the calibration half) and ROC-AUC,
+before and after, their difference and a rough standard error (as in ``quality.md``).
+Results are written after every set (``quality_ab.json`` / ``.md``), so a run cut short
+still reports the sets it finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .metrics import evaluate_scores, split_by_id
+from .nli_cache import CachedNLI
+from .quality import load_dataset, machine_info
+from .report import _std_error
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED = REPO / "models" / "nli-faith-minilm-l6"
+#: Cheapest first, so that a run cut short still covers most sets.
+ORDER = [
+    "begin_dev",
+    "q2",
+    "begin_test",
+    "qags_xsum",
+    "frank_xsum",
+    "xsumfaith",
+    "qags_cnndm",
+    "summeval",
+]
+#: Sets small or cheap enough to score whole by default (one chunk per record).
+WHOLE = {"begin_dev", "q2"}
+METRICS = ("balanced_accuracy", "roc_auc")
+KEYS = ("strict", "lenient", "soft")
+
+
+def import_before(src: Path):
+    """The older library's ``FaithfulnessScorer``, imported as ``nli_faith_before``."""
+    tmp = Path(tempfile.mkdtemp(prefix="nli_faith_before_"))
+    dst = tmp / "nli_faith_before"
+    shutil.copytree(src / "nli_faith", dst)
+    for py in dst.rglob("*.py"):
+        text = py.read_text(encoding="utf-8")
+        py.write_text(re.sub(r"\bnli_faith\b", "nli_faith_before", text), encoding="utf-8")
+    (tmp / "models").symlink_to(src / "models")  # where its registry looks for models
+    sys.path.insert(0, str(tmp))
+    from nli_faith_before.scorer import FaithfulnessScorer as Before  # noqa: PLC0415
+
+    return Before
+
+
+def _scores(results, key: str) -> np.ndarray:
+    return np.array([0.5 if getattr(r, key) is None else getattr(r, key) for r in results])
+
+
+def compare(name: str, recs: list[dict], before, after, plain=None) -> dict:
+    labels = np.array([int(r["label"]) for r in recs])
+    test = split_by_id([r["id"] for r in recs])
+    batch = [{"response": r["response"], "context": r["context"]} for r in recs]
+    t0 = time.perf_counter()
+    res_b = before.score_batch(batch)
+    t1 = time.perf_counter()
+    res_a = after.score_batch(batch)
+    t2 = time.perf_counter()
+    res_p = plain.score_batch(batch) if plain is not None else None
+    d = {
+        "n": len(recs),
+        "n_test": int(test.sum()),
+        "positive_share": float(labels.mean()),
+    }
+    out: dict = {**d, "seconds_before": round(t1 - t0, 1), "seconds_after": round(t2 - t1, 1)}
+    for key in KEYS:
+        mb = evaluate_scores(labels, _scores(res_b, key), test)
+        ma = evaluate_scores(labels, _scores(res_a, key), test)
+        mp = evaluate_scores(labels, _scores(res_p, key), test) if res_p is not None else None
+        for metric in METRICS:
+            b, a = mb[metric], ma[metric]
+            out[f"{key}_{metric}"] = {
+                "before": b,
+                "after": a,
+                "after_no_composite": None if mp is None else mp[metric],
+                "delta": None if a is None or b is None else a - b,
+                "se": _std_error(metric, a, d),
+            }
+    verd_b = [c.verdict for r in res_b for c in r.claims]
+    verd_a = [c.verdict for r in res_a for c in r.claims]
+    out["claims_before"], out["claims_after"] = len(verd_b), len(verd_a)
+    out["yes_share_before"] = round(verd_b.count("yes") / max(len(verd_b), 1), 4)
+    out["yes_share_after"] = round(verd_a.count("yes") / max(len(verd_a), 1), 4)
+    if res_p is not None:
+        verd_p = [c.verdict for r in res_p for c in r.claims]
+        out["yes_share_after_no_composite"] = round(verd_p.count("yes") / max(len(verd_p), 1), 4)
+    out["composite_evidence_claims"] = sum(
+        len(c.evidence.spans) > 1 for r in res_a for c in r.claims if c.evidence is not None
+    )
+    out["errors_after"] = sum(r.error is not None for r in res_a)
+    return out
+
+
+def _f(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def render(rep: dict) -> str:
+    lines = [
+        "# nli-faith before / after on the same records (`benchmarks/quality_ab.py`)",
+        "",
+        f"`{rep['command']}`: before = `{rep['before_src']}` (commit {rep['before_commit']}), "
+        f"after = this checkout. Backend {rep['backend']}; the same seeded sample of each set "
+        "as `benchmarks.quality --limit N` "
+        f"(limit {rep['limit']}; {', '.join(sorted(WHOLE))} whole). Figures ×100; SE = rough "
+        "standard error of the after figure (as in quality.md); a before/after gap on the "
+        "same records is less noisy than that.",
+        "",
+        "Each cell: before → after (after with `composite=False`), so the composite "
+        "premises' own effect is the second arrow's gap.",
+        "",
+        "| set | n | metric | strict | lenient | soft | ≈ 1 SE | yes share | claims with "
+        "composite evidence |",
+        "|---|---:|---|---|---|---|---:|---|---:|",
+    ]
+    for name, r in rep["datasets"].items():
+        for metric in METRICS:
+            cells = []
+            for key in KEYS:
+                v = r[f"{key}_{metric}"]
+                cells.append(
+                    f"{_f(v['before'])} → {_f(v['after'])} ({_f(v.get('after_no_composite'))})"
+                )
+            se = r[f"soft_{metric}"]["se"]
+            label = "balanced acc." if metric == "balanced_accuracy" else "ROC-AUC"
+            lines.append(
+                f"| {name} | {r['n']} | {label} | "
+                + " | ".join(cells)
+                + f" | {_f(se)} | {_f(r['yes_share_before'])} → {_f(r['yes_share_after'])} "
+                f"({_f(r.get('yes_share_after_no_composite'))}) | "
+                f"{r['composite_evidence_claims']} |"
+            )
+    lines += [
+        "",
+        f"Machine: {rep['machine']['cpu_count']} CPUs, load average at start "
+        f"{rep['loadavg_start'][0]:.1f} (shared). Wall time so far {rep['wall_seconds']:.0f} s.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import os
+    import subprocess
+
+    p = argparse.ArgumentParser(prog="python -m benchmarks.quality_ab", description=__doc__)
+    p.add_argument("--before-src", type=Path, required=True, help="checkout of the older version")
+    p.add_argument("--data-dir", type=Path, default=REPO / ".." / "shared" / "data")
+    p.add_argument("--limit", type=int, default=100, help="records per set (seeded sample)")
+    p.add_argument("--datasets", default=",".join(ORDER))
+    p.add_argument("--out-dir", type=Path, default=REPO / "benchmarks" / "results")
+    p.add_argument("--batch-size", type=int, default=32)
+    args = p.parse_args(argv)
+    logging.getLogger("nli_faith").setLevel(logging.ERROR)
+    logging.getLogger("nli_faith_before").setLevel(logging.ERROR)
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    from nli_faith.scorer import FaithfulnessScorer
+
+    Before = import_before(args.before_src.resolve())
+    after = FaithfulnessScorer(
+        str(BUNDLED), device="cpu", backend="onnx", onnx_quantize=False, batch_size=args.batch_size
+    )
+    before = Before(
+        str(BUNDLED), device="cpu", backend="onnx", onnx_quantize=False, batch_size=args.batch_size
+    )
+    plain = FaithfulnessScorer(
+        str(BUNDLED),
+        device="cpu",
+        backend="onnx",
+        onnx_quantize=False,
+        batch_size=args.batch_size,
+        composite=False,
+    )
+    cache = CachedNLI(after.nli)
+    after.nli = cache
+    before.nli = cache
+    plain.nli = cache  # its pairs are a subset of after's: no extra model work
+    commit = subprocess.run(
+        ["git", "-C", str(args.before_src), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    rep = {
+        "command": "python -m benchmarks.quality_ab "
+        + " ".join(sys.argv[1:] if argv is None else argv),
+        "before_src": str(args.before_src),
+        "before_commit": commit,
+        "backend": "onnx-fp32",
+        "limit": args.limit,
+        "machine": machine_info(),
+        "loadavg_start": os.getloadavg(),
+        "datasets": {},
+    }
+    t0 = time.perf_counter()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    for name in [d for d in args.datasets.split(",") if d]:
+        limit = None if name in WHOLE else args.limit
+        recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
+        rep["datasets"][name] = compare(name, recs, before, after, plain)
+        rep["wall_seconds"] = round(time.perf_counter() - t0, 1)
+        rep["distinct_pairs"] = cache.computed
+        (args.out_dir / "quality_ab.json").write_text(json.dumps(rep, indent=2) + "\n")
+        (args.out_dir / "quality_ab.md").write_text(render(rep))
+        print(f"[{name}] done at {rep['wall_seconds']:.0f}s, {cache.computed:,} pairs", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

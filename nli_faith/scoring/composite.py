@@ -1,0 +1,273 @@
+"""Composite premises: a claim's best sentences from every document, read as one premise.
+
+Support for a claim is often spread over sentences that no chunk holds together: the
+cancellation rule in one retrieved document, the refund rule in another. For each claim,
+:func:`plan_composites` joins its best few sentences from all documents into one premise
+(a *composite*): sentences ranked as the lexical pre-filter ranks them
+(:func:`~nli_faith.scoring.prefilter.coverage_similarity`), each kept only if it adds
+claim words the better-ranked ones lack, at most ``max_sentences``, within the model's
+token budget, and joined in document order. A composite is an extra chunk of the NLI
+matrix, scored only against its own claim (its column of the mask is True for that
+claim alone); its :attr:`~nli_faith.text.chunking.Chunk.parts` are the sentences it joins.
+
+Guards, so that a composite never joins things that do not belong together:
+
+* at planning: no composite when one sentence already covers the claim, when the
+  sentences share no content word with each other (they speak of different things),
+  when a name the claim states (a capitalised word inside it) is in none of them,
+  or when one of them negates or makes an exception ("not", "except", "unless"...)
+  that the claim does not (a general rule and its exception must not add up to the
+  rule applied to the excepted case);
+* at aggregation (:func:`composite_masks`, pure over the matrix): a composite may
+  support its claim but never contradict it (two unrelated sentences read as one
+  premise look contradictory to an NLI model), and it cannot support a claim that a
+  chunk elsewhere in the context contradicts.
+
+Example:
+    >>> from nli_faith.text.chunking import Chunk
+    >>> docs = ["Annual plans may be cancelled within 14 days.",
+    ...         "Cancelled plans receive a full refund."]
+    >>> chunks = [Chunk(d, k, 0, len(d)) for k, d in enumerate(docs)]
+    >>> comps, mask = plan_composites(
+    ...     ["Annual plans can be cancelled within 14 days for a full refund."], chunks,
+    ...     count_tokens=lambda ts: [len(t.split()) for t in ts], budget=64)
+    >>> comps[0].text
+    'Annual plans may be cancelled within 14 days. Cancelled plans receive a full refund.'
+    >>> [(p.doc_index, p.start, p.end) for p in comps[0].parts]
+    [(0, 0, 45), (1, 0, 38)]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from nli_faith.nli.labels import CONTRADICT_IDX
+from nli_faith.scoring.prefilter import _names, coverage_similarity
+from nli_faith.text.chunking import Chunk, sentence_members
+from nli_faith.text.lexical import content_words
+
+#: Sentences joined into one composite premise, at most.
+DEFAULT_COMPOSITE_SENTENCES = 3
+#: Words that negate or restrict a statement: a sentence holding one the claim lacks
+#: may be the exception to the claim's rule, so it is never joined into a composite.
+NEGATION_RE = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|cannot|without|except|excepting|excluding|"
+    r"excluded|exclude|excludes|unless|exception|exceptions|exempt|ineligible|only)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+def negation_cues(text: str) -> frozenset[str]:
+    """The negation and exception words of ``text``, lower-cased.
+
+    Example:
+        >>> sorted(negation_cues("Discounted plans are not refundable, except in the EU."))
+        ['except', 'not']
+    """
+    return frozenset(m.group(0).lower().replace("n't", "not") for m in NEGATION_RE.finditer(text))
+
+
+def coherent(texts: Sequence[str]) -> bool:
+    """True when the sentences are linked by shared content words (one connected group).
+
+    Example:
+        >>> coherent(["The design team drafts each release.", "QA tests each release."])
+        True
+        >>> coherent(["Alice joined in 2019.", "Bob leads the data team."])
+        False
+    """
+    words = [content_words(t) for t in texts]
+    linked, todo = {0}, [0]
+    while todo:
+        a = todo.pop()
+        for b in range(len(words)):
+            if b not in linked and words[a] & words[b]:
+                linked.add(b)
+                todo.append(b)
+    return len(linked) == len(words)
+
+
+def pick_sentences(
+    similarity: np.ndarray,
+    claim_words: frozenset[str],
+    sentence_words: Sequence[frozenset[str]],
+    sizes: Sequence[int],
+    *,
+    budget: int,
+    max_sentences: int = DEFAULT_COMPOSITE_SENTENCES,
+) -> list[int]:
+    """Indices of a claim's composite sentences, best first.
+
+    Sentences are walked in ``similarity`` order (best first); one is taken when it
+    shares a content word with the claim, adds a claim word the taken ones lack (a word,
+    not only a number: "20" in "20 seats" says nothing of a "$20" price), and fits the
+    token ``budget`` beside them.
+
+    Example:
+        >>> words = [frozenset({"plan", "cancel"}), frozenset({"plan"}), frozenset({"refund"})]
+        >>> pick_sentences(np.array([0.6, 0.3, 0.4]), frozenset({"plan", "cancel", "refund"}),
+        ...                words, [5, 5, 5], budget=20)
+        [0, 2]
+    """
+    picked: list[int] = []
+    covered: set[str] = set()
+    used = 0
+    for j in np.argsort(-similarity, kind="stable"):
+        if len(picked) >= max_sentences or covered >= claim_words:
+            break
+        new = (claim_words & sentence_words[j]) - covered
+        if similarity[j] <= 0 or all(w.isdigit() for w in new) or used + sizes[j] > budget:
+            continue
+        picked.append(int(j))
+        covered |= new
+        used += sizes[j]
+    return picked
+
+
+def _joined_by_a_chunk(parts: Sequence[Chunk], chunks: Sequence[Chunk]) -> bool:
+    """True when one existing chunk already holds every part (a window of one document)."""
+    docs = {p.doc_index for p in parts}
+    if len(docs) > 1:
+        return False
+    start, end = min(p.start for p in parts), max(p.end for p in parts)
+    return any(c.doc_index in docs and c.start <= start and end <= c.end for c in chunks)
+
+
+def plan_composites(
+    claims: Sequence[str],
+    chunks: Sequence[Chunk],
+    *,
+    count_tokens: Callable[[list[str]], list[int]],
+    budget: int,
+    max_sentences: int = DEFAULT_COMPOSITE_SENTENCES,
+) -> tuple[list[Chunk], np.ndarray]:
+    """The composite chunks of a request and their ``(claims, composites)`` mask.
+
+    ``chunks`` are the request's ordinary chunks (sentences and windows, see
+    :mod:`nli_faith.text.chunking`); composites are built from its sentences. Claims
+    with the same sentences share one composite. A composite's ``text`` is its
+    sentences joined by a space, in document order; its ``doc_index``, ``start`` and
+    ``end`` are those of its best-ranked sentence, and ``parts`` lists every sentence.
+    """
+    members = sentence_members(chunks)
+    atoms = sorted({a for m in members for a in m})
+    empty = np.zeros((len(claims), 0), dtype=bool)
+    if len(atoms) < 2 or not claims:
+        return [], empty
+    texts = [chunks[a].text for a in atoms]
+    sim = coverage_similarity(claims, texts)
+    words = [content_words(t) for t in texts]
+    sizes = count_tokens(texts)
+    cues = [negation_cues(t) for t in texts]
+    found: dict[tuple[int, ...], int] = {}
+    composites: list[Chunk] = []
+    owners: list[list[int]] = []
+    for i, claim in enumerate(claims):
+        picked = pick_sentences(
+            sim[i],
+            content_words(claim),
+            words,
+            sizes,
+            budget=budget,
+            max_sentences=max_sentences,
+        )
+        if len(picked) < 2:
+            continue
+        claim_cues = negation_cues(claim)
+        if any(cues[p] - claim_cues for p in picked):
+            continue
+        joined = " ".join(texts[p] for p in picked).lower()
+        if any(name not in joined for name in _names(claim)):
+            continue  # a name the sentences never mention: they cannot support the claim
+        if not coherent([texts[p] for p in picked]):
+            continue
+        parts = sorted((chunks[atoms[p]] for p in picked), key=lambda c: (c.doc_index, c.start))
+        if _joined_by_a_chunk(parts, chunks):
+            continue
+        key = tuple(atoms[p] for p in sorted(picked))
+        if key not in found:
+            main = chunks[atoms[picked[0]]]
+            found[key] = len(composites)
+            composites.append(
+                Chunk(
+                    " ".join(p.text for p in parts),
+                    main.doc_index,
+                    main.start,
+                    main.end,
+                    parts=tuple(parts),
+                )
+            )
+            owners.append([])
+        owners[found[key]].append(i)
+    mask = np.zeros((len(claims), len(composites)), dtype=bool)
+    for k, claim_ids in enumerate(owners):
+        mask[claim_ids, k] = True
+    return composites, mask
+
+
+def is_composite(chunks: Sequence[Chunk]) -> np.ndarray:
+    """``(chunks,)`` bool: which chunks are composites."""
+    return np.array([bool(c.parts) for c in chunks], dtype=bool)
+
+
+def _overlaps(a: Chunk, b: Chunk) -> bool:
+    return a.doc_index == b.doc_index and a.start < b.end and b.start < a.end
+
+
+def composite_masks(
+    probs: np.ndarray,
+    mask: np.ndarray,
+    chunks: Sequence[Chunk],
+    *,
+    contradict_mask: np.ndarray | None,
+    contradict_threshold: float,
+    rule_conflict: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Support and contradiction masks ``(claims, chunks)`` that apply the composite guards.
+
+    A composite column never contradicts. It may support its claim unless a scored
+    chunk outside it (sharing no text with its sentences, and allowed to contradict the
+    claim by ``contradict_mask``) contradicts the claim with at least
+    ``contradict_threshold``: a conflict elsewhere in the context outweighs a premise
+    assembled from pieces. (One of its own sentences read alone against the whole claim
+    often looks contradictory to a small model, for lack of the other pieces; that is
+    no veto.) ``rule_conflict`` marks chunks that contradict a claim by rule (e.g. they
+    state one of its quantities with another value,
+    :func:`nli_faith.text.numerals.quantity_mismatch`): any of them, its own sentences
+    included, vetoes the composite.
+
+    Example:
+        >>> ch = [Chunk("Paris is in France.", 0, 0, 19), Chunk("Lyon is big.", 1, 0, 12)]
+        >>> comp = Chunk("Paris is in France. Lyon is big.", 0, 0, 19, parts=tuple(ch))
+        >>> other = Chunk("Paris is in Spain.", 2, 0, 18)
+        >>> probs = np.array([[[0.1, 0.1, 0.8], [0.1, 0.8, 0.1], [0.9, 0.05, 0.05],
+        ...                    [0.1, 0.8, 0.1]]])
+        >>> support, contra = composite_masks(probs, np.ones((1, 4), bool),
+        ...     ch + [comp, other], contradict_mask=None, contradict_threshold=0.5)
+        >>> support.tolist(), contra.tolist()  # its own sentence's contradiction is no veto
+        ([[True, True, True, True]], [[True, True, False, True]])
+        >>> probs[0, 3] = [0.1, 0.1, 0.8]  # a contradiction elsewhere is one
+        >>> composite_masks(probs, np.ones((1, 4), bool), ch + [comp, other],
+        ...     contradict_mask=None, contradict_threshold=0.5)[0].tolist()
+        [[True, True, False, True]]
+    """
+    composite = is_composite(chunks)
+    n_claims, n_chunks = mask.shape
+    contra = np.broadcast_to(~composite[None, :], (n_claims, n_chunks)).copy()
+    if contradict_mask is not None:
+        contra &= contradict_mask
+    p_c = np.where(mask & contra, probs[..., CONTRADICT_IDX], -1.0)
+    conflict = p_c >= contradict_threshold  # (claims, chunks)
+    by_rule = np.zeros(n_claims, dtype=bool)
+    if rule_conflict is not None:
+        by_rule = (np.asarray(rule_conflict, dtype=bool) & mask & ~composite[None, :]).any(axis=1)
+    support = np.ones((n_claims, n_chunks), dtype=bool)
+    for k in np.flatnonzero(composite):
+        outside = np.array(
+            [not any(_overlaps(c, p) for p in chunks[k].parts) for c in chunks], dtype=bool
+        )
+        support[:, k] = ~((conflict & outside[None, :]).any(axis=1) | by_rule)
+    return support, contra
