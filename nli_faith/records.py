@@ -14,6 +14,7 @@ from nli_faith.errors import (
     E_NOT_OBJECT,
     E_RESPONSE_MISSING,
     E_RESPONSE_TYPE,
+    E_TEXT_ENCODING,
     RecordError,
 )
 
@@ -131,6 +132,23 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
             E_RESPONSE_TYPE.format(field=q_field, type_name=type(question).__name__), field=q_field
         )
     out = Record(response, as_context(context, field=c_field), question)
+    _check_encodable(out, r_field, c_field)
     if limits is not None:
         limits.check(out, response_field=r_field, context_field=c_field)
     return out
+
+
+def _check_encodable(rec: Record, r_field: str, c_field: str) -> None:
+    """JSON allows lone surrogates ("\\ud800"), which no tokenizer or UTF-8 output can take."""
+    texts = [(r_field, "", rec.response)]
+    texts += [
+        (c_field, f" item {i}" if len(rec.context) > 1 else "", doc)
+        for i, doc in enumerate(rec.context)
+    ]
+    for field, item, text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise RecordError(
+                E_TEXT_ENCODING.format(field=field, item=item, position=err.start), field=field
+            ) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -52,3 +53,24 @@ class FaithfulnessResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def output_record(
+    result: FaithfulnessResult, *, record: Any = None, line: int | None = None
+) -> dict[str, Any]:
+    """The JSON object ``nli-faith score`` writes (and ``nli-faith serve`` replies) for one
+    record: ``line`` if given, the record's ``id`` if it has one, the result's fields, and
+    ``error`` only when it is set.
+
+    Example:
+        >>> r = FaithfulnessResult(None, None, None, 0, 0, 0, 0, "No claims.")
+        >>> output_record(r, record={"id": "q1"}, line=3)["id"]
+        'q1'
+    """
+    out: dict[str, Any] = {} if line is None else {"line": line}
+    if isinstance(record, Mapping) and "id" in record:
+        out["id"] = record["id"]
+    out |= result.to_dict()
+    if result.error is None:
+        out.pop("error")
+    return out

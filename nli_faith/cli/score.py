@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from nli_faith.cli.options import add_scorer_options, scorer_from_args
 from nli_faith.errors import E_BAD_JSON, NliFaithError, RecordError
-from nli_faith.results import FaithfulnessResult
+from nli_faith.results import FaithfulnessResult, output_record
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
 BLOCK = 64
@@ -48,13 +48,7 @@ def _read_lines(fh: IO[str]) -> Iterator[tuple[int, Any | RecordError]]:
 
 
 def _output(lineno: int, raw: Any, result: FaithfulnessResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"line": lineno}
-    if isinstance(raw, dict) and "id" in raw:
-        out["id"] = raw["id"]
-    out |= result.to_dict()
-    if result.error is None:
-        out.pop("error")
-    return out
+    return output_record(result, record=raw, line=lineno)
 
 
 def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
