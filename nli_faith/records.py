@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from nli_faith.errors import (
+    E_CLAIM_LIMIT,
     E_CONTEXT_ITEM,
     E_CONTEXT_MISSING,
     E_CONTEXT_TYPE,
+    E_FIELD_NULL,
     E_LIMIT,
     E_NOT_OBJECT,
     E_RESPONSE_MISSING,
     E_RESPONSE_TYPE,
-    E_TEXT_ENCODING,
     RecordError,
 )
 
@@ -73,6 +75,14 @@ class Limits:
                     field=field,
                 )
 
+    def check_claims(self, n_claims: int, *, field: str = "response") -> None:
+        """Raise :class:`RecordError` if a response split into more than ``max_claims``."""
+        if self.max_claims is not None and n_claims > self.max_claims:
+            raise RecordError(
+                E_CLAIM_LIMIT.format(field=field, size=n_claims, limit=self.max_claims),
+                field=field,
+            )
+
 
 @dataclass(frozen=True)
 class Record:
@@ -86,6 +96,25 @@ def _first(rec: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, 
         if name in rec and rec[name] is not None:
             return name, rec[name]
     return None, None
+
+
+def _missing(
+    rec: Mapping[str, Any], names: tuple[str, ...], *, expected: str, absent: str, field: str
+) -> RecordError:
+    """The error for a field with no value: "is null" if one of ``names`` is there as null."""
+    for name in names:
+        if name in rec:  # present, so null (``_first`` found no value)
+            return RecordError(E_FIELD_NULL.format(field=name, expected=expected), field=name)
+    return RecordError(absent, field=field)
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_text(text: str) -> str:
+    """``text`` with each lone surrogate (a ``\\ud83d`` escape cut from its pair, as in a
+    truncated emoji) replaced by U+FFFD, so it can be tokenized; spans do not move."""
+    return _SURROGATE_RE.sub("\ufffd", text) if _SURROGATE_RE.search(text) else text
 
 
 def as_context(value: Any, *, field: str = "context") -> list[str]:
@@ -118,37 +147,29 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
         raise RecordError(E_NOT_OBJECT.format(type_name=type(rec).__name__))
     r_field, response = _first(rec, RESPONSE_FIELDS)
     if r_field is None:
-        raise RecordError(E_RESPONSE_MISSING, field="response")
+        raise _missing(
+            rec, RESPONSE_FIELDS, expected="a string", absent=E_RESPONSE_MISSING, field="response"
+        )
     if not isinstance(response, str):
         raise RecordError(
             E_RESPONSE_TYPE.format(field=r_field, type_name=type(response).__name__), field=r_field
         )
     c_field, context = _first(rec, CONTEXT_FIELDS)
     if c_field is None:
-        raise RecordError(E_CONTEXT_MISSING, field="context")
+        raise _missing(
+            rec,
+            CONTEXT_FIELDS,
+            expected="a string or a list of strings",
+            absent=E_CONTEXT_MISSING,
+            field="context",
+        )
     q_field, question = _first(rec, QUESTION_FIELDS)
     if question is not None and not isinstance(question, str):
         raise RecordError(
             E_RESPONSE_TYPE.format(field=q_field, type_name=type(question).__name__), field=q_field
         )
-    out = Record(response, as_context(context, field=c_field), question)
-    _check_encodable(out, r_field, c_field)
+    docs = [_valid_text(d) for d in as_context(context, field=c_field)]
+    out = Record(_valid_text(response), docs, question)
     if limits is not None:
         limits.check(out, response_field=r_field, context_field=c_field)
     return out
-
-
-def _check_encodable(rec: Record, r_field: str, c_field: str) -> None:
-    """JSON allows lone surrogates ("\\ud800"), which no tokenizer or UTF-8 output can take."""
-    texts = [(r_field, "", rec.response)]
-    texts += [
-        (c_field, f" item {i}" if len(rec.context) > 1 else "", doc)
-        for i, doc in enumerate(rec.context)
-    ]
-    for field, item, text in texts:
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as err:
-            raise RecordError(
-                E_TEXT_ENCODING.format(field=field, item=item, position=err.start), field=field
-            ) from None

@@ -14,10 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from nli_faith.errors import E_EARLY_EXIT_THRESHOLD, E_PREFILTER_TOP_K_ALONE, NliFaithError
-from nli_faith.records import Record, as_context, parse_record
+from nli_faith.errors import (
+    E_CONTEXT_EMPTY,
+    E_EARLY_EXIT_THRESHOLD,
+    E_LONG_CLAIMS,
+    E_PREFILTER_TOP_K_ALONE,
+)
+from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
+from nli_faith.scoring.isolate import describe, run_isolated
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
 from nli_faith.scoring.scores import compute_scores, explain
 from nli_faith.scoring.verdicts import (
@@ -28,6 +34,7 @@ from nli_faith.scoring.verdicts import (
 )
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
 from nli_faith.text.claims import Claim, ClaimSplitter
+from nli_faith.text.fit import fit_claims
 from nli_faith.text.lexical import overlap_mask
 from nli_faith.text.numerals import number_support_mask
 
@@ -110,6 +117,11 @@ class FaithfulnessScorer:
             matrix cannot be re-aggregated with a higher ``entail_threshold``. With torch
             the two rounds batch pairs differently, so probabilities can move by padding
             noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
+        limits: resource limits on one record (:class:`~nli_faith.records.Limits`: response
+            and context characters, documents, claims after splitting); default ``Limits()``.
+            A record past one is refused with an error naming the field and the limit:
+            :meth:`score` raises :class:`~nli_faith.errors.RecordError`, :meth:`score_batch`
+            returns that record's result with ``error`` set and scores the others.
 
     Example:
         >>> scorer = FaithfulnessScorer(device="cpu")
@@ -143,6 +155,7 @@ class FaithfulnessScorer:
         prefilter_top_k: int | None = None,
         prefilter_model: str | None = None,
         early_exit: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         from nli_faith.nli.model import NLIModel
 
@@ -173,18 +186,52 @@ class FaithfulnessScorer:
             keep_overlap=self.contradiction_overlap,
         )
         self.early_exit = early_exit
+        self.limits = Limits() if limits is None else limits
 
     # -- the expensive part ---------------------------------------------------
+
+    def _claim_tokens(self) -> int:
+        """The most tokens a claim may have: the rest of the window is for the chunk."""
+        room = self.nli.max_length - self.nli.num_special_tokens
+        return max(1, int(room * _MAX_CLAIM_SHARE))
 
     def _budget(self, claims: Sequence[Claim]) -> int:
         room = self.nli.max_length - self.nli.num_special_tokens
         longest = max(self.nli.count_tokens([c.text for c in claims]), default=0)
-        budget = room - min(longest, int(room * _MAX_CLAIM_SHARE))
+        budget = room - min(longest, self._claim_tokens())
         return max(16, min(budget, self.chunk_tokens or budget))
 
     def _token_offsets(self, text: str) -> list[tuple[int, int]]:
-        enc = self.nli.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        enc = self.nli.tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+        )
         return [tuple(o) for o in enc["offset_mapping"]]
+
+    def claims(self, response: str, *, record: str = "the record") -> list[Claim]:
+        """The response's claims, each short enough to sit beside a chunk in the model.
+
+        A longer claim is split at clause, comma or word boundaries (one warning naming
+        ``record``); more claims than ``limits.max_claims`` is a
+        :class:`~nli_faith.errors.RecordError`.
+        """
+        fitted = fit_claims(
+            self.splitter.split(response),
+            max_tokens=self._claim_tokens(),
+            token_offsets=self._token_offsets,
+            count_tokens=self.nli.count_tokens,
+            response=response,
+        )
+        if fitted.n_split:
+            logger.warning(
+                E_LONG_CLAIMS.format(
+                    record=record,
+                    n_split=fitted.n_split,
+                    max_tokens=self._claim_tokens(),
+                    n_pieces=fitted.n_pieces,
+                )
+            )
+        self.limits.check_claims(len(fitted.claims))
+        return fitted.claims
 
     def chunk(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
         """Split the context into chunks that fit the model beside the longest claim."""
@@ -197,8 +244,10 @@ class FaithfulnessScorer:
             sentences=self.sentence_chunks,
         )
 
-    def _plan(self, response: str, context: str | Sequence[str]) -> tuple[list, list, np.ndarray]:
-        claims = self.splitter.split(response)
+    def _plan(
+        self, response: str, context: str | Sequence[str], *, record: str = "the record"
+    ) -> tuple[list, list, np.ndarray]:
+        claims = self.claims(response, record=record)
         docs = as_context(context)
         chunks = self.chunk(docs, claims) if claims else []
         if self.prefilter is not None and claims and chunks:
@@ -311,6 +360,9 @@ class FaithfulnessScorer:
         )
         verdicts = list(d.verdicts)
         scores = compute_scores(verdicts, d.p_entail)
+        reason = explain(scores, verdicts, [c.text for c in m.claims])
+        if m.claims and not m.chunks:
+            reason = f"{E_CONTEXT_EMPTY} {reason}"
         claims_out = []
         for i, claim in enumerate(m.claims):
             j = int(d.evidence_chunk[i])
@@ -337,7 +389,7 @@ class FaithfulnessScorer:
             n_yes=scores.n_yes,
             n_no=scores.n_no,
             n_idk=scores.n_idk,
-            reason=explain(scores, verdicts, [c.text for c in m.claims]),
+            reason=reason,
             claims=claims_out,
         )
 
@@ -367,9 +419,12 @@ class FaithfulnessScorer:
         """Score one response against its context (a string or one string per document).
 
         ``question`` is accepted for API symmetry with RAG evaluators; the
-        score depends only on the response and the context.
+        score depends only on the response and the context. A bad record (wrong types,
+        past a limit) raises :class:`~nli_faith.errors.RecordError`.
         """
-        rec = parse_record({"response": response, "context": context, "question": question})
+        rec = parse_record(
+            {"response": response, "context": context, "question": question}, limits=self.limits
+        )
         return self.aggregate(self.matrix(rec.response, rec.context))
 
     def score_batch(
@@ -377,28 +432,45 @@ class FaithfulnessScorer:
         records: Iterable[Mapping[str, Any] | Record],
         *,
         show_progress_bar: bool = False,
+        labels: Sequence[str] | None = None,
     ) -> list[FaithfulnessResult]:
         """Score many records in one pass over the model (pairs sorted and deduplicated globally).
 
-        A record that cannot be parsed or scored yields a result whose ``error``
-        names the problem; the other records are still scored.
+        Never raises for a record: one that cannot be parsed, is past a limit or fails
+        while it is scored yields a result whose ``error`` is ``"<ExceptionType>: message"``,
+        and every other record is scored as it would be alone. When a shared model batch
+        fails, it is bisected until the records that fail stand alone. ``labels`` name
+        the records in warnings (default ``"record <index>"``; the CLI passes line numbers).
+
+        Example:
+            >>> scorer = FaithfulnessScorer(device="cpu")
+            >>> out = scorer.score_batch([{"response": None, "context": "x"},
+            ...                           {"response": "Paris is in France.",
+            ...                            "context": "Paris is the capital of France."}])
+            >>> out[0].error
+            "RecordError: field 'response' is null; expected a string."
+            >>> out[1].claims[0].verdict
+            'yes'
         """
         records = list(records)
-        plans: list[tuple[list, list, np.ndarray] | None] = []
-        errors: dict[int, str] = {}
+        names = list(labels) if labels is not None else [f"record {k}" for k in range(len(records))]
+        plans: dict[int, tuple[list, list, np.ndarray]] = {}
+        out: dict[int, FaithfulnessResult] = {}
         for k, rec in enumerate(records):
             try:
-                r = parse_record(rec)
-                plans.append(self._plan(r.response, r.context))
-            except NliFaithError as err:
-                errors[k] = str(err)
-                plans.append(None)
-        good = [p for p in plans if p is not None]
-        matrices = iter(self._fill(good, show_progress_bar))
-        out = []
-        for k, plan in enumerate(plans):
-            out.append(error_result(errors[k]) if plan is None else self.aggregate(next(matrices)))
-        return out
+                r = parse_record(rec, limits=self.limits)
+                plans[k] = self._plan(r.response, r.context, record=names[k])
+            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                out[k] = error_result(describe(err))
+        matrices = run_isolated(lambda ps: self._fill(ps, show_progress_bar), list(plans.values()))
+        for k, m in zip(plans, matrices):
+            try:
+                out[k] = (
+                    error_result(describe(m)) if isinstance(m, Exception) else self.aggregate(m)
+                )
+            except Exception as err:  # noqa: BLE001
+                out[k] = error_result(describe(err))
+        return [out[k] for k in range(len(records))]
 
     # -- the same pass, in steps (for callers that batch across requests) -----------
 

@@ -55,6 +55,50 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stop scoring a claim once one chunk supports it (same verdicts, less work)",
     )
+    add_limit_options(p)
+
+
+#: Resource-limit flags: (flag, ``Limits`` field, what it bounds).
+LIMIT_FLAGS = (
+    ("--max-response-chars", "max_response_chars", "characters of a response"),
+    ("--max-context-chars", "max_context_chars", "characters of a context, all documents together"),
+    ("--max-documents", "max_documents", "documents in a context"),
+    ("--max-claims", "max_claims", "claims in a response, after splitting"),
+)
+
+
+def _limit(value: str) -> int:
+    n = int(value)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, got {n}")
+    return n
+
+
+def add_limit_options(p: argparse.ArgumentParser) -> None:
+    """Add the per-record resource limits (:class:`~nli_faith.records.Limits`); 0 = no limit."""
+    from nli_faith.records import Limits
+
+    defaults = Limits()
+    group = p.add_argument_group(
+        "limits", "a record past a limit gets an error naming it; the others are scored"
+    )
+    for flag, name, what in LIMIT_FLAGS:
+        default = getattr(defaults, name)
+        group.add_argument(
+            flag,
+            type=_limit,
+            default=default,
+            metavar="N",
+            help=f"most {what} (default {default:,}; 0: no limit)",
+        )
+
+
+def limits_from_args(args: argparse.Namespace):
+    """The :class:`~nli_faith.records.Limits` the flags describe (0: no limit)."""
+    from nli_faith.records import Limits
+
+    values = {name: getattr(args, name, getattr(Limits, name)) for _, name, _ in LIMIT_FLAGS}
+    return Limits(**{k: (v or None) for k, v in values.items()})
 
 
 def scorer_from_args(args: argparse.Namespace):
@@ -85,6 +129,7 @@ def scorer_from_args(args: argparse.Namespace):
         onnx_quantize=not args.onnx_fp32,
         batch_size=args.batch_size,
         granularity=args.granularity,
+        limits=limits_from_args(args),
         **setup,
         **options,
     )

@@ -51,6 +51,31 @@ def _output(lineno: int, raw: Any, result: FaithfulnessResult) -> dict[str, Any]
     return output_record(result, record=raw, line=lineno)
 
 
+def _json_line(out: dict[str, Any]) -> str:
+    """One JSON line; a lone surrogate (from a ``\\ud83d`` escape) is kept as an escape."""
+    line = json.dumps(out, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(out)  # ASCII-only: every character escaped, nothing lost
+    return line + "\n"
+
+
+def _score_block(scorer, raws: list[Any], labels: list[str]) -> list[FaithfulnessResult]:
+    """``scorer.score_batch`` (which isolates failing records); should it raise anyway,
+    the block is bisected so that only the records that fail get an error."""
+    from nli_faith.scorer import error_result
+    from nli_faith.scoring.isolate import describe, run_isolated
+
+    def score(items: list[tuple[Any, str]]) -> list[FaithfulnessResult]:
+        return scorer.score_batch([r for r, _ in items], labels=[n for _, n in items])
+
+    return [
+        error_result(describe(r)) if isinstance(r, Exception) else r
+        for r in run_isolated(score, list(zip(raws, labels)))
+    ]
+
+
 def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
     scored = [r for r in results if r.error is None and r.n_claims > 0]
 
@@ -78,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
     from nli_faith.scorer import error_result
+    from nli_faith.scoring.isolate import describe
 
     try:
         scorer = scorer_from_args(args)
@@ -106,13 +132,13 @@ def run(args: argparse.Namespace) -> int:
 
         def flush() -> None:
             ok = [(n, raw) for n, raw in block if not isinstance(raw, RecordError)]
-            scored = iter(scorer.score_batch([raw for _, raw in ok]))
+            scored = iter(_score_block(scorer, [r for _, r in ok], [f"line {n}" for n, _ in ok]))
             for lineno, raw in block:
-                res = error_result(str(raw)) if isinstance(raw, RecordError) else next(scored)
+                res = error_result(describe(raw)) if isinstance(raw, RecordError) else next(scored)
                 if res.error is not None:
                     failed.append((lineno, res.error))
                 results.append(res)
-                dst.write(json.dumps(_output(lineno, raw, res), ensure_ascii=False) + "\n")
+                dst.write(_json_line(_output(lineno, raw, res)))
             dst.flush()
             bar.update(len(block))
             block.clear()

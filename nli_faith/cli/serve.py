@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import asdict
 
-from nli_faith.cli.options import add_scorer_options
+from nli_faith.cli.options import LIMIT_FLAGS, add_scorer_options
+
+LIMIT_NAMES = {name for _, name, _ in LIMIT_FLAGS}
 
 _PROG = "nli-faith serve"
 
@@ -74,27 +77,36 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=d.request_timeout_s,
         help="seconds before a request gets 504 (default %(default)s)",
     )
-    lim = p.add_argument_group("limits (422 naming the field unless said otherwise)")
-    lim.add_argument("--max-body-bytes", type=int, default=d.max_body_bytes, help="413 beyond")
+    lim = p.add_argument_group("request limits")
     lim.add_argument(
-        "--max-batch-records", type=int, default=d.max_batch_records, help="per batch request"
+        "--max-body-bytes",
+        type=int,
+        default=d.max_body_bytes,
+        help="largest request body; 413 beyond (default %(default)s)",
     )
-    _add_limit(lim, "--max-response-chars", SERVE_LIMITS.max_response_chars, "response length")
-    _add_limit(lim, "--max-context-chars", SERVE_LIMITS.max_context_chars, "all documents")
-    _add_limit(lim, "--max-documents", SERVE_LIMITS.max_documents, "context documents")
-    _add_limit(lim, "--max-claims", SERVE_LIMITS.max_claims, "claims after splitting")
+    lim.add_argument(
+        "--max-batch-records",
+        type=int,
+        default=d.max_batch_records,
+        help="records in one /v1/score/batch request; 422 beyond (default %(default)s)",
+    )
     p.add_argument(
         "--log-text",
         action="store_true",
         help="put the request text in the log lines (default: ids, counts and timings only)",
     )
-    add_scorer_options(p)
+    add_scorer_options(p)  # with the record limits (--max-response-chars ...)
+    _serve_limit_defaults(p, SERVE_LIMITS)
 
 
-def _add_limit(g, flag: str, default: int | None, what: str) -> None:
-    g.add_argument(
-        flag, type=int, default=default, help=f"{what} (default %(default)s; 0: no limit)"
-    )
+def _serve_limit_defaults(p: argparse.ArgumentParser, limits) -> None:
+    """The service's tighter defaults for the shared record-limit flags."""
+    for action in p._actions:
+        if action.dest in LIMIT_NAMES:
+            value = getattr(limits, action.dest)
+            action.default = value
+            if action.help:
+                action.help = re.sub(r"\(default [^;]*;", f"(serve default {value:,};", action.help)
 
 
 def scorer_option_names() -> list[str]:
@@ -125,9 +137,6 @@ def _check(args: argparse.Namespace) -> str | None:
     if args.block_below_strict is not None:
         ok = 0 <= args.block_below_strict <= 1
         rules.append(("--block-below-strict", args.block_below_strict, ok, "in [0, 1]"))
-    for flag in ("max_response_chars", "max_context_chars", "max_documents", "max_claims"):
-        value = getattr(args, flag)
-        rules.append(("--" + flag.replace("_", "-"), value, value >= 0, "0 or more"))
     for flag, value, ok, rule in rules:
         if not ok:
             return E_SERVE_BAD_OPTION.format(flag=flag, rule=rule, value=value)
@@ -135,22 +144,14 @@ def _check(args: argparse.Namespace) -> str | None:
 
 
 def settings_from_args(args: argparse.Namespace):
-    from nli_faith.records import Limits
+    from nli_faith.cli.options import limits_from_args
     from nli_faith.serve.settings import Policy, ServeSettings
-
-    def lim(name: str) -> int | None:
-        return getattr(args, name) or None  # 0 turns a limit off
 
     return ServeSettings(
         host=args.host,
         port=args.port,
         workers=args.workers,
-        limits=Limits(
-            max_response_chars=lim("max_response_chars"),
-            max_context_chars=lim("max_context_chars"),
-            max_documents=lim("max_documents"),
-            max_claims=lim("max_claims"),
-        ),
+        limits=limits_from_args(args),
         max_body_bytes=args.max_body_bytes,
         max_batch_records=args.max_batch_records,
         max_batch_pairs=args.max_batch_pairs,

@@ -156,7 +156,8 @@ class NLIModel:
         ids = self._text_ids(texts)
         if ids is not None:
             return [len(x) for x in ids]
-        enc = self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        enc = self.tokenizer(list(texts), add_special_tokens=False, verbose=False)
+        enc = enc["input_ids"]
         return [len(x) for x in enc]
 
     def _text_ids(self, texts: Sequence[str]) -> list[list[int]] | None:
@@ -190,6 +191,7 @@ class NLIModel:
                 [h for _, h in pairs],
                 truncation=False,
                 add_special_tokens=True,
+                verbose=False,
             )
             return enc["input_ids"], enc.get("token_type_ids")
         hypotheses = self._text_ids([h for _, h in pairs])

@@ -124,6 +124,8 @@ def default_scorer_factory(settings: ServeSettings) -> Callable[[], Any]:
         args = parser.parse_args([])
         for key, value in settings.scorer_args.items():
             setattr(args, key, value)
+        for key, value in asdict(settings.limits).items():  # the service's limits
+            setattr(args, key, value or 0)
         return scorer_from_args(args)
 
     return build
@@ -228,7 +230,7 @@ def create_app(
         if scored.internal:
             raise ServeError(500, E_SERVE_INTERNAL.format(request_id=_rid(request)))
         if scored.result.error is not None:  # a limit the scorer checks (claims)
-            raise ServeError(422, scored.result.error, field="response")
+            raise ServeError(422, scored.message or scored.result.error, field="response")
         out = output_record(scored.result, record=raw)
         out["decision"] = settings.policy.decide(scored.result)
         out["time_ms"] = round((time.perf_counter() - t0) * 1000, 2)
@@ -249,6 +251,7 @@ def create_app(
         """Score up to ``--max-batch-records`` records; a bad record gets its own ``error``
         and the others are scored."""
         from nli_faith.scorer import error_result
+        from nli_faith.scoring.isolate import describe
 
         t0 = time.perf_counter()
         raws = batch_records(
@@ -261,8 +264,8 @@ def create_app(
             try:
                 good.append(record_of(raw, limits=settings.limits))
                 results.append(None)
-            except RecordError as err:
-                results.append(Scored(error_result(str(err))))
+            except RecordError as err:  # the same error text as `nli-faith score` writes
+                results.append(Scored(error_result(describe(err)), message=str(err)))
         _note(request, settings, good, n=len(raws))
         scored = iter(await _score(service, settings, good) if good else [])
         results = [r if r is not None else next(scored) for r in results]

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from nli_faith.errors import E_LIMIT, RecordError
-from nli_faith.records import Record, parse_record
+from nli_faith.errors import NliFaithError
+from nli_faith.records import Limits, Record, parse_record
 from nli_faith.results import FaithfulnessResult
 
 logger = logging.getLogger(__name__)
@@ -74,6 +74,7 @@ class Scored:
     result: FaithfulnessResult
     pairs: int = 0
     internal: bool = False
+    message: str | None = None  # the bare error message, for an HTTP error reply
 
 
 @dataclass
@@ -97,7 +98,8 @@ class MicroBatcher:
         max_batch_pairs: stop collecting requests once this many pairs are planned.
         max_wait_ms: ... or once the first request of the batch has waited this long.
         max_queue: records allowed to wait; beyond it :meth:`score` raises :class:`QueueFull`.
-        max_claims: a record splitting into more claims gets an error naming the limit.
+        max_claims: a record splitting into more claims gets an error naming the limit
+            (the scorer's own ``limits`` apply too).
         metrics: a :class:`~nli_faith.serve.metrics.Metrics` to update, or ``None``.
     """
 
@@ -115,7 +117,7 @@ class MicroBatcher:
         self.max_batch_pairs = max_batch_pairs
         self.max_wait_s = max_wait_ms / 1000.0
         self.max_queue = max_queue
-        self.max_claims = max_claims
+        self._claims_limit = Limits(max_claims=max_claims)
         self.metrics = metrics
         self.scorer: Any = None
         self.load_error: str | None = None
@@ -238,30 +240,17 @@ class MicroBatcher:
 
     def _plan(self, job: _Job) -> int:
         """Plan each record of ``job`` (errors become its results); returns the pairs."""
-        job.scored = []
-        job.plans = []
+        job.scored, job.plans = [], []
         pairs = 0
         for rec in job.records:
             try:
                 plan = self.scorer.plan(rec.response, rec.context)
-                if self.max_claims is not None and len(plan.claims) > self.max_claims:
-                    raise RecordError(
-                        E_LIMIT.format(
-                            field="response",
-                            size=len(plan.claims),
-                            unit="claims",
-                            limit=self.max_claims,
-                            flag="--max-claims",
-                        ),  # fmt: skip
-                        field="response",
-                    )
-            except RecordError as err:
-                job.scored.append(Scored(_error(str(err))))
-                job.plans.append(None)
-                continue
-            except Exception as err:  # a scorer bug must not take the batch down
-                logger.exception("planning failed")
-                job.scored.append(Scored(_error(f"{type(err).__name__}: {err}"), internal=True))
+                self._claims_limit.check_claims(len(plan.claims))
+            except Exception as err:  # the record's error (a limit, or a scorer bug)
+                if not isinstance(err, NliFaithError):
+                    logger.exception("planning failed")
+                internal = not isinstance(err, NliFaithError)
+                job.scored.append(Scored(_error(err), internal=internal, message=str(err)))
                 job.plans.append(None)
                 continue
             job.scored.append(None)
@@ -270,42 +259,32 @@ class MicroBatcher:
         return pairs
 
     def _score_jobs(self, jobs: list[_Job], *, planned: bool = False) -> list[list[Scored]]:
+        """Score the planned records of ``jobs`` in one model pass; a failing pass is
+        bisected (:func:`~nli_faith.scoring.isolate.run_isolated`) so that only the records
+        that fail get an error."""
+        from nli_faith.scoring.isolate import run_isolated
+
         if not planned:
             for job in jobs:
                 self._plan(job)
         plans = [p for job in jobs for p in job.plans if p is not None]
-        try:
-            matrices = iter(self.scorer.matrices(plans))
-            results = [(self.scorer.aggregate(m), int(m.mask.sum())) for m in matrices]
-        except Exception:
-            if len(plans) <= 1:
-                logger.exception("scoring failed")
-                return [
-                    [s or Scored(_error("scoring failed"), internal=True) for s in job.scored]
-                    for job in jobs
-                ]
-            # find the record that fails, score the others
-            return [self._score_alone(job) for job in jobs]
+        matrices = run_isolated(self.scorer.matrices, plans)
+        results: list[Scored] = []
+        for m in matrices:
+            try:
+                if isinstance(m, Exception):
+                    raise m
+                results.append(Scored(self.scorer.aggregate(m), int(m.mask.sum())))
+            except Exception as err:  # a scorer bug: this record only
+                logger.error("scoring failed: %s", _error(err).error)
+                results.append(Scored(_error(err), internal=True))
         if self.metrics is not None and plans:
+            n_pairs = sum(r.pairs for r in results)
             self.metrics.batch_records.observe(len(plans))
-            self.metrics.batch_pairs.observe(sum(n for _, n in results))
-            self.metrics.pairs.inc(sum(n for _, n in results))
+            self.metrics.batch_pairs.observe(n_pairs)
+            self.metrics.pairs.inc(n_pairs)
         it = iter(results)
-        out = []
-        for job in jobs:
-            out.append([s if s is not None else Scored(*next(it)) for s in job.scored])
-        return out
-
-    def _score_alone(self, job: _Job) -> list[Scored]:
-        out = []
-        for scored, plan in zip(job.scored, job.plans):
-            if scored is not None:
-                out.append(scored)
-                continue
-            one = _Job([], None, None)
-            one.scored, one.plans = [None], [plan]
-            out.append(self._score_jobs([one], planned=True)[0][0])
-        return out
+        return [[s if s is not None else next(it) for s in job.scored] for job in jobs]
 
     def _deliver(self, jobs: list[_Job], results: list[list[Scored]]) -> None:
         for job, scored in zip(jobs, results):
@@ -320,7 +299,10 @@ def _set_result(future: asyncio.Future, value: Any) -> None:
         future.set_result(value)
 
 
-def _error(message: str) -> FaithfulnessResult:
+def _error(err: BaseException) -> FaithfulnessResult:
+    """The result of a record that failed: ``error`` = ``"<ExceptionType>: message"``, as in
+    ``nli-faith score``."""
     from nli_faith.scorer import error_result
+    from nli_faith.scoring.isolate import describe
 
-    return error_result(message)
+    return error_result(describe(err))

@@ -35,15 +35,32 @@ class Chunk:
 
 
 def _split_long(
-    doc: str, start: int, end: int, budget: int, offsets: TokenOffsets
+    doc: str,
+    start: int,
+    end: int,
+    budget: int,
+    offsets: TokenOffsets,
+    count_tokens: CountTokens | None = None,
 ) -> list[tuple[int, int]]:
-    """Cut one over-long sentence into pieces of at most ``budget`` tokens."""
+    """Cut one over-long sentence into pieces of at most ``budget`` tokens.
+
+    With ``count_tokens``, a piece whose own tokenization comes out longer than its slice
+    of the sentence's tokens ("##ing" is one token, "ing" alone may be two) is cut again.
+    """
     toks = [(start + s, start + e) for s, e in offsets(doc[start:end]) if e > s]
     pieces = []
     for i in range(0, len(toks), budget):
         part = toks[i : i + budget]
         pieces.append((part[0][0], part[-1][1]))
-    return pieces or [(start, end)]
+    if count_tokens is None or not pieces:
+        return pieces or [(start, end)]
+    out = []
+    for (a, b), n in zip(pieces, count_tokens([doc[a:b] for a, b in pieces])):
+        if n <= budget or b - a <= 1:
+            out.append((a, b))
+        else:
+            out.extend(_split_long(doc, a, b, max(1, budget - (n - budget)), offsets, count_tokens))
+    return out
 
 
 def chunk_document(
@@ -83,7 +100,7 @@ def chunk_document(
             s,
             e,
         )
-        pieces = _split_long(doc, s, e, budget, token_offsets)
+        pieces = _split_long(doc, s, e, budget, token_offsets, count_tokens)
         units.extend(pieces)
         sizes.extend(count_tokens([doc[a:b] for a, b in pieces]))
     chunks: list[Chunk] = []
@@ -95,6 +112,9 @@ def chunk_document(
         while j < len(units) and (j == i or total + sizes[j] <= budget):
             total += sizes[j]
             j += 1
+        # Sentences joined can tokenize a little longer than apart: check the window itself.
+        while j - i > 1 and count_tokens([doc[units[i][0] : units[j - 1][1]]])[0] > budget:
+            j -= 1
         start, end = units[i][0], units[j - 1][1]
         if not (sentences and j - i == 1 and len(units) > 1):  # already a sentence chunk
             chunks.append(Chunk(doc[start:end], doc_index, start, end))

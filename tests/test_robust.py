@@ -1,0 +1,203 @@
+"""One bad record never takes its batch down (issue 15): isolation, long claims, limits."""
+
+import json
+import logging
+
+import pytest
+from conftest import write_jsonl
+
+from nli_faith.errors import RecordError
+from nli_faith.records import Limits, parse_record
+from nli_faith.scoring.isolate import describe, run_isolated
+
+GOOD_A = {
+    "id": "a",
+    "response": "The Eiffel Tower is in Paris.",
+    "context": ["The Eiffel Tower is located in Paris."],
+}
+GOOD_C = {
+    "id": "c",
+    "response": "The tower was completed in 1889.",
+    "context": ["The tower was completed in 1889."],
+}
+_WORDS = (
+    "the server logs every request and the client retries the call while the proxy "
+    "waits for a reply from the backend"
+).split()
+#: An 800-word run-on sentence with no full stop (LLM output, a pasted log).
+RUN_ON = " ".join(_WORDS[i % len(_WORDS)] for i in range(800))
+LONG_B = {
+    "id": "b",
+    "response": RUN_ON,
+    "context": ["The server logs every request. The client retries the call."],
+}
+
+
+def test_run_isolated_bisects_to_the_failing_items():
+    calls = []
+
+    def halve(xs):
+        calls.append(len(xs))
+        if 0 in xs:
+            raise ZeroDivisionError("zero in the batch")
+        return [10 // x for x in xs]
+
+    out = run_isolated(halve, [1, 2, 0, 5, 10, 1, 2, 5])
+    assert [describe(x) if isinstance(x, Exception) else x for x in out] == [
+        10,
+        5,
+        "ZeroDivisionError: zero in the batch",
+        2,
+        1,
+        10,
+        5,
+        2,
+    ]
+    assert len(calls) < 8 + 1  # bisection, not one call per item after a full retry
+
+
+def test_null_fields_and_empty_context_say_so(bundled_scorer):
+    with pytest.raises(RecordError, match=r"field 'response' is null"):
+        parse_record({"response": None, "context": "x"})
+    with pytest.raises(RecordError, match=r"field 'retrieval_context' is null"):
+        parse_record({"actual_output": "x", "retrieval_context": None})
+    with pytest.raises(RecordError, match="no response field"):
+        parse_record({"context": "x"})
+    # another alias with a value wins over a null one
+    assert parse_record({"answer": "x", "response": None, "context": "y"}).response == "x"
+    for context in (["", "  \n"], "", []):
+        r = bundled_scorer.score("Paris is the capital of France.", context)
+        assert r.error is None and r.claims[0].verdict == "idk"
+        assert r.reason.startswith("The context is empty")
+    r = bundled_scorer.score("Paris is the capital of France.", ["Paris is the capital of France."])
+    assert "context is empty" not in r.reason
+
+
+def test_lone_surrogates_are_scored_not_fatal(bundled_scorer):
+    rec = {"response": "Paris is in France \ud83d.", "context": "Paris is in France \udc00."}
+    r = bundled_scorer.score_batch([rec])[0]
+    assert r.error is None and r.n_claims == 1
+
+
+def test_long_run_on_claim_is_split_with_spans_and_one_warning(bundled_scorer, caplog):
+    caplog.set_level(logging.WARNING)
+    out = bundled_scorer.score_batch([GOOD_A, LONG_B, GOOD_C])
+    assert [r.error for r in out] == [None, None, None]
+    long = out[1]
+    assert long.n_claims >= 4  # ~1,000 tokens in pieces of at most 254
+    limit = bundled_scorer._claim_tokens()
+    assert all(n <= limit for n in bundled_scorer.nli.count_tokens([c.claim for c in long.claims]))
+    for c in long.claims:
+        assert 0 <= c.start < c.end <= len(RUN_ON)
+        assert RUN_ON[c.start : c.end] == c.claim  # the run-on needs no cleaning
+    assert [c.start for c in long.claims] == sorted(c.start for c in long.claims)
+    messages = [r.getMessage() for r in caplog.records]
+    split = [m for m in messages if "were split into" in m]
+    assert len(split) == 1 and split[0].startswith("record 1:")
+    assert not any("exceed the model's" in m for m in messages)  # no premise truncated
+    assert not any("Token indices sequence length" in m for m in messages)
+    # same verdicts as each good record alone
+    alone = bundled_scorer.score_batch([GOOD_A])[0]
+    assert [c.verdict for c in out[0].claims] == [c.verdict for c in alone.claims]
+
+
+def test_long_claim_with_markdown_spans_follow_the_cleaning(bundled_scorer):
+    response = "Intro: **" + ", ".join(f"item number {i} is `blue`" for i in range(150)) + "**"
+    claims = bundled_scorer.claims(response)
+    assert len(claims) > 1
+    for c in claims:
+        assert 0 <= c.start < c.end <= len(response)
+        first, last = c.text.split()[0], c.text.split()[-1]
+        assert first.strip("`*") in response[c.start : c.end]
+        assert last.strip("`*,") in response[c.start : c.end]
+
+
+def test_a_failing_model_batch_loses_only_its_record(bundled_scorer, monkeypatch):
+    """Fault injection: the model raises on one record's pairs; the batch is bisected."""
+    predict = bundled_scorer.nli.predict
+
+    def flaky(pairs, **kw):
+        if any("POISON" in h for _, h in pairs):
+            raise RuntimeError("CUDA error: device-side assert triggered")
+        return predict(pairs, **kw)
+
+    monkeypatch.setattr(bundled_scorer.nli, "predict", flaky)
+    poison = {"response": "POISON is a claim.", "context": "Some context."}
+    out = bundled_scorer.score_batch([GOOD_A, poison, GOOD_C, GOOD_A])
+    assert out[1].error == "RuntimeError: CUDA error: device-side assert triggered"
+    assert out[1].strict is None and out[1].reason.startswith("Not scored:")
+    assert [r.error for r in (out[0], out[2], out[3])] == [None, None, None]
+    assert out[0].claims[0].verdict == out[3].claims[0].verdict == "yes"
+
+
+def test_limits_refuse_only_the_record_past_them(tiny_model_dir):
+    from nli_faith.scorer import FaithfulnessScorer
+
+    scorer = FaithfulnessScorer(
+        str(tiny_model_dir),
+        device="cpu",
+        limits=Limits(max_response_chars=100, max_documents=2, max_claims=3),
+    )
+    records = [
+        {"response": "x " * 60, "context": "c"},
+        {"response": "A is B.", "context": ["1", "2", "3"]},
+        {
+            "response": "Rome is in Italy. Oslo is in Norway. Lima is in Peru. Cairo is in Egypt.",
+            "context": "c",
+        },
+        {"response": "Rome is in Italy.", "context": "Rome is in Italy."},
+    ]
+    out = scorer.score_batch(records)
+    assert out[0].error == (
+        "RecordError: field 'response' is too long: 120 characters, over the limit of 100 "
+        "(--max-response-chars)."
+    )
+    assert "3 documents, over the limit of 2 (--max-documents)" in out[1].error
+    assert "4, over the limit of 3 (--max-claims)" in out[2].error
+    assert out[3].error is None and out[3].n_claims == 1
+    with pytest.raises(RecordError, match="--max-claims"):
+        scorer.score(
+            "Rome is in Italy. Oslo is in Norway. Lima is in Peru. Cairo is in Egypt.", "c"
+        )
+    unlimited = FaithfulnessScorer(
+        str(tiny_model_dir),
+        device="cpu",
+        limits=Limits(None, None, None, None),
+    )
+    assert unlimited.score_batch(records[:3])[2].n_claims == 4
+
+
+def test_cli_three_records_with_a_run_on_answer(tmp_path):
+    from test_cli import run_cli
+
+    src = write_jsonl(tmp_path / "long.jsonl", [GOOD_A, LONG_B, GOOD_C])
+    out = tmp_path / "out.jsonl"
+    proc = run_cli("score", str(src), "-o", str(out), "--no-progress")
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["id"] for x in lines] == ["a", "b", "c"]
+    assert lines[0]["claims"][0]["verdict"] == "yes"
+    assert lines[2]["claims"][0]["verdict"] == "yes"
+    assert "error" not in lines[1] and lines[1]["n_claims"] >= 4
+    assert proc.returncode == 0, proc.stderr  # exit 1 only if the long record had failed
+    assert "line 2: 1 claim(s) longer than" in proc.stderr
+    assert "Truncation error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_limit_flags_and_exit_code(tmp_path, tiny_model_dir, capsys):
+    from nli_faith.cli import main
+
+    src = write_jsonl(tmp_path / "in.jsonl", [GOOD_A, {"response": None, "context": "x"}, GOOD_C])
+    out = tmp_path / "out.jsonl"
+    argv = ["score", str(src), "-o", str(out), "--model", str(tiny_model_dir), "--no-progress"]
+    assert main([*argv, "--max-response-chars", "30", "--max-claims", "0"]) == 1
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(lines) == 3
+    assert "error" not in lines[0]
+    assert lines[1]["error"] == "RecordError: field 'response' is null; expected a string."
+    assert "over the limit of 30 (--max-response-chars)" in lines[2]["error"]
+    assert "line 2: RecordError: field 'response' is null" in capsys.readouterr().err
+    assert main(argv) == 1  # default limits: only the null record fails
+    assert [("error" in json.loads(x)) for x in out.read_text().splitlines()] == [0, 1, 0]
+    with pytest.raises(SystemExit):
+        main([*argv, "--max-documents", "-1"])
+    assert "must be 0 (no limit) or more" in capsys.readouterr().err
