@@ -126,7 +126,7 @@ def test_deeply_nested_json(client, depth, inner):
         assert r.status_code in (200, 400, 413, 422), r.text
 
 
-@fast(60)
+@fast(30)
 @given(record=valid_records)
 def test_well_formed_records_are_scored_or_refused_by_a_limit(client, record):
     r = client.post("/v1/score", content=json.dumps(record))
@@ -137,7 +137,7 @@ def test_well_formed_records_are_scored_or_refused_by_a_limit(client, record):
         _check_scored(r.json(), record)
 
 
-@fast(40)
+@fast(20)
 @given(records=st.lists(valid_records | record_like, max_size=5))
 def test_batches_keep_every_record(client, records):
     r = client.post("/v1/score/batch", content=json.dumps({"records": records}))
@@ -156,7 +156,7 @@ def test_batches_keep_every_record(client, records):
 # -- the parser, splitter and chunker behind it ------------------------------------------
 
 
-@settings(max_examples=800, deadline=None, derandomize=True)
+@settings(max_examples=600, deadline=None, derandomize=True)
 @given(rec=json_values | record_like)
 def test_parse_record_raises_only_record_errors(rec):
     from nli_faith.errors import RecordError
