@@ -347,7 +347,7 @@ async def _score(service: Service, settings: ServeSettings, records: list) -> li
             ),
             headers={"Retry-After": str(RETRY_AFTER_BUSY)},
         ) from None
-    except TimeoutError:
+    except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
         raise ServeError(504, E_SERVE_TIMEOUT.format(timeout=settings.request_timeout_s)) from None
 
 

@@ -165,7 +165,7 @@ class MicroBatcher:
         self._queue.put(job)
         try:
             return await asyncio.wait_for(asyncio.shield(job.future), timeout)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
             job.cancelled = True  # skipped if still queued; its result dropped otherwise
             raise
 
