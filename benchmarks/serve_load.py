@@ -7,9 +7,11 @@ passages of ~150 words). Reported per level: requests/s, p50/p95/p99 latency, no
 replies, records per model pass (from the server's /metrics) and the server's RSS (VmRSS
 sampled every 0.25 s; VmHWM). Before the server starts, the same requests go through the
 library (``FaithfulnessScorer.guardrail().score``) one at a time: the lone-client baseline.
-Then, with ``--ablation``, a second server with cross-request batching off
-(``--max-batch-pairs 1 --max-wait-ms 0``) takes the 8-client load, to separate what
-micro-batching adds from what overlapping HTTP with the model adds.
+Then, with ``--ablation``, the 8-client load goes to two more servers: one with
+cross-request batching off (``--max-batch-pairs 1 --max-wait-ms 0``), to separate what
+micro-batching adds from what overlapping HTTP with the model adds, and one whose model
+passes run 16 pairs per ONNX call (``--batch-size 16``; the int8 graph's default is one pair
+per call, so that a pair's result never depends on the other requests in its batch).
 
 Writes ``benchmarks/results/serve.json`` and ``serve.md``. The client runs on the same
 machine as the server and competes with it for the CPU; the other processes' share of the
@@ -44,6 +46,12 @@ from .speed_common import (
 )
 from .speed_inputs import guardrail_requests
 from .speed_report import _table
+
+#: 8-client runs against other set-ups (label, extra server flags).
+ABLATIONS = (
+    ("batching off", ["--max-batch-pairs", "1", "--max-wait-ms", "0"]),
+    ("16 pairs per ONNX call", ["--batch-size", "16"]),
+)
 
 
 def _free_port() -> int:
@@ -280,14 +288,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sampler.stop()
     report["server_exit_code"] = server.stop()
     if args.ablation:
-        print("ablation: cross-request batching off ...", file=sys.stderr)
-        off = Server([*args.server_args.split(), "--max-batch-pairs", "1", "--max-wait-ms", "0"],
-                     out_dir / "serve_load_server_nobatch.log")  # fmt: skip
-        sampler = RssSampler(off.proc.pid)
-        asyncio.run(_drive(off.url, requests, 1, 5.0, 10))
-        report["no_batching"] = _level(off, sampler, requests, 8, args.seconds, args.max_requests)
-        sampler.stop()
-        off.stop()
+        report["ablations"] = []
+        for label, extra in ABLATIONS:
+            print(f"ablation: {label} ...", file=sys.stderr)
+            name = extra[0].strip("-").replace("-", "_")
+            srv = Server([*args.server_args.split(), *extra], out_dir / f"serve_load_{name}.log")
+            sampler = RssSampler(srv.proc.pid)
+            asyncio.run(_drive(srv.url, requests, 1, 5.0, 10))
+            row = _level(srv, sampler, requests, 8, args.seconds, args.max_requests)
+            report["ablations"].append({"label": label, "server_args": extra, **row})
+            sampler.stop()
+            srv.stop()
     report["machine"]["loadavg_end"] = loadavg()
     return report
 
@@ -304,11 +315,10 @@ def render(rep: dict[str, Any]) -> str:
         ]
         for x in levels
     ]  # fmt: skip
-    if "no_batching" in rep:
-        x = rep["no_batching"]
+    for x in rep.get("ablations", []):
         rows.append(
             [
-                "8, batching off", x["requests"], x["requests_per_s"], x["p50_ms"], x["p95_ms"],
+                f"8, {x['label']}", x["requests"], x["requests_per_s"], x["p50_ms"], x["p95_ms"],
                 x["p99_ms"], x["non_2xx"], x["records_per_pass"], x["rss_mb"]["max"],
                 x["cpu"].get("foreign_share"),
             ]
@@ -371,13 +381,12 @@ def render(rep: dict[str, Any]) -> str:
         f"code after SIGTERM: {rep['server_exit_code']} (-15: uvicorn re-raises the signal "
         "after a clean shutdown)."
     )
-    if "no_batching" in rep and eight:
-        nb = rep["no_batching"]
+    for x in rep.get("ablations", []) if eight else []:
         out.append(
-            f"* Cross-request batching off (`--max-batch-pairs 1 --max-wait-ms 0`), 8 clients: "
-            f"{nb['requests_per_s']} req/s, p50 {nb['p50_ms']} ms, vs {eight['requests_per_s']}"
-            f" req/s, p50 {eight['p50_ms']} ms with it ({eight['records_per_pass']} records a "
-            "model pass)."
+            f"* 8 clients, {x['label']} (`{' '.join(x['server_args'])}`): "
+            f"{x['requests_per_s']} req/s, p50 {x['p50_ms']} ms, {x['records_per_pass']} records "
+            f"a model pass (default set-up: {eight['requests_per_s']} req/s, p50 "
+            f"{eight['p50_ms']} ms, {eight['records_per_pass']} records a pass)."
         )
     return "\n".join(out) + "\n"
 
@@ -391,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=64, help="distinct requests to cycle through")
     p.add_argument("--library-calls", type=int, default=64)
     p.add_argument("--server-args", default="", help="more `nli-faith serve` flags")
-    p.add_argument("--ablation", action="store_true", help="also 8 clients, batching off")
+    p.add_argument("--ablation", action="store_true", help="also 8 clients on other set-ups")
     p.add_argument("--out-dir", default=str(RESULTS_DIR))
     args = p.parse_args(argv)
     rep = run(args)
