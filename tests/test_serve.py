@@ -483,3 +483,22 @@ def test_policy_and_settings():
     s = ServeSettings(limits=Limits(max_claims=None), policy=strict, scorer_args={"x": 1})
     assert ServeSettings.from_json(s.to_json()) == s
     assert is_loopback("::1") and is_loopback("127.0.0.2") and not is_loopback("10.0.0.1")
+
+
+def test_log_text_puts_the_text_in_the_log_line(bundled_scorer, caplog):
+    from fastapi.testclient import TestClient
+
+    from nli_faith.serve.app import create_app
+    from nli_faith.serve.auth import ApiKeys
+    from nli_faith.serve.settings import ServeSettings
+
+    app = create_app(
+        ServeSettings(log_text=True), scorer_factory=lambda: bundled_scorer, keys=ApiKeys([])
+    )
+    with TestClient(app) as c, caplog.at_level("INFO", logger="nli_faith.serve.access"):
+        assert app.state.service.batcher.wait_ready(timeout=120)
+        r = c.post("/v1/score", json=SWAP, headers={"X-Request-ID": "req-42"})
+    assert r.headers["x-request-id"] == "req-42"
+    (line,) = [json.loads(m) for m in caplog.messages if '"request_id": "req-42"' in m]
+    assert line["text"] == [{"response": SWAP["response"], "context": SWAP["context"]}]
+    assert line["status"] == 200 and line["claims"] == 2
