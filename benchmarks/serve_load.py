@@ -5,8 +5,9 @@ Starts the server with the guardrail preset on a free loopback port and drives i
 too). The requests are the speed benchmark's guardrail requests (a 5-sentence answer, three
 passages of ~150 words). Reported per level: requests/s, p50/p95/p99 latency, non-2xx
 replies, records per model pass (from the server's /metrics) and the server's RSS (VmRSS
-sampled every 0.25 s; VmHWM). Before the server starts, the same requests go through the
-library (``FaithfulnessScorer.guardrail().score``) one at a time: the lone-client baseline.
+sampled every 0.25 s; VmHWM). After the levels, the same requests go through the library
+(``FaithfulnessScorer.guardrail().score``) and the idle server alternately: the lone-client
+overhead.
 Then, with ``--ablation``, the 8-client load goes to two more servers: one with
 cross-request batching off (``--max-batch-pairs 1 --max-wait-ms 0``), to separate what
 micro-batching adds from what overlapping HTTP with the model adds, and one whose model
@@ -235,25 +236,40 @@ def _level(server: Server, sampler: RssSampler, requests, clients, seconds, cap)
     return out
 
 
-def library_baseline(requests: list[dict], n: int) -> dict:
-    """The same requests through ``FaithfulnessScorer.guardrail().score``, one at a time."""
+def paired_lone_client(url: str, requests: list[dict], n: int) -> dict:
+    """Library call and lone HTTP request on the same request, alternately, ``n`` times.
+
+    The two run in the same moments, so the shared machine's load weighs on both alike:
+    ``FaithfulnessScorer.guardrail().score`` in this process, then ``POST /v1/score`` to
+    the idle server (which runs the same preset in its own process).
+    """
+    import httpx
+
     from nli_faith.scorer import FaithfulnessScorer
 
     scorer = FaithfulnessScorer.guardrail()
-    for r in requests[:8]:  # warm-up
-        scorer.score(r["response"], r["context"])
-    times = []
+    lib, http, diff = [], [], []
     mon = CpuMonitor()
-    for i in range(n):
-        r = requests[i % len(requests)]
-        t0 = time.perf_counter()
-        scorer.score(r["response"], r["context"])
-        times.append(time.perf_counter() - t0)
+    with httpx.Client(base_url=url, timeout=120) as client:
+        for i in range(n + 8):
+            r = requests[i % len(requests)]
+            t0 = time.perf_counter()
+            scorer.score(r["response"], r["context"])
+            t1 = time.perf_counter()
+            reply = client.post("/v1/score", json=r)
+            t2 = time.perf_counter()
+            if i < 8 or reply.status_code != 200:  # warm-up
+                continue
+            lib.append(t1 - t0)
+            http.append(t2 - t1)
+            diff.append((t2 - t1) - (t1 - t0))
     return {
-        "calls": n,
-        "p50_ms": rnd(percentile(times, 50) * 1000, 1),
-        "p95_ms": rnd(percentile(times, 95) * 1000, 1),
-        "calls_per_s": rnd(n / sum(times), 2),
+        "pairs": len(lib),
+        "library_p50_ms": rnd(percentile(lib, 50) * 1000, 1),
+        "library_p95_ms": rnd(percentile(lib, 95) * 1000, 1),
+        "http_p50_ms": rnd(percentile(http, 50) * 1000, 1),
+        "http_p95_ms": rnd(percentile(http, 95) * 1000, 1),
+        "median_difference_ms": rnd(percentile(diff, 50) * 1000, 1),
         "cpu": mon.stop(),
     }
 
@@ -273,8 +289,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "server_args": ["--guardrail", *args.server_args.split()],
         },
     }
-    print("library baseline ...", file=sys.stderr)
-    report["library"] = library_baseline(requests, args.library_calls)
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     log = out_dir / "serve_load_server.log"
@@ -285,6 +299,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report["levels"] = [
         _level(server, sampler, requests, c, args.seconds, args.max_requests) for c in levels
     ]
+    print("library vs lone client, alternately ...", file=sys.stderr)
+    report["lone_client"] = paired_lone_client(server.url, requests, args.library_calls)
+    print(report["lone_client"], file=sys.stderr)
     sampler.stop()
     report["server_exit_code"] = server.stop()
     if args.ablation:
@@ -304,7 +321,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def render(rep: dict[str, Any]) -> str:
-    lib = rep["library"]
     levels = rep["levels"]
     by = {x["clients"]: x for x in levels}
     rows = [
@@ -363,12 +379,14 @@ def render(rep: dict[str, Any]) -> str:
             f"* Throughput at 8 clients: **{gain:.2f}×** that at 1 client "
             f"({eight['requests_per_s']} vs {one['requests_per_s']} req/s)."
         )
-        out.append(
-            f"* Lone client p50 **{one['p50_ms']} ms** over HTTP vs **{lib['p50_ms']} ms** for "
-            f"the library call `FaithfulnessScorer.guardrail().score` on the same requests "
-            f"({lib['calls']} calls, p95 {lib['p95_ms']} ms): "
-            f"{one['p50_ms'] - lib['p50_ms']:+.1f} ms."
-        )
+    lone = rep["lone_client"]
+    out.append(
+        f"* Lone client against the library, alternately on the same requests "
+        f"({lone['pairs']} of each): `POST /v1/score` p50 **{lone['http_p50_ms']} ms** "
+        f"(p95 {lone['http_p95_ms']}), `FaithfulnessScorer.guardrail().score` p50 "
+        f"**{lone['library_p50_ms']} ms** (p95 {lone['library_p95_ms']}); median difference "
+        f"per request {lone['median_difference_ms']:+.1f} ms."
+    )
     rss_first = levels[0]["rss_mb"]["first"]
     rss_last = levels[-1]["rss_mb"]["last"]
     out.append(
@@ -398,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=20.0, help="per level")
     p.add_argument("--max-requests", type=int, default=3000, help="per level")
     p.add_argument("--requests", type=int, default=64, help="distinct requests to cycle through")
-    p.add_argument("--library-calls", type=int, default=64)
+    p.add_argument("--library-calls", type=int, default=48, help="paired lone-client calls")
     p.add_argument("--server-args", default="", help="more `nli-faith serve` flags")
     p.add_argument("--ablation", action="store_true", help="also 8 clients on other set-ups")
     p.add_argument("--out-dir", default=str(RESULTS_DIR))
