@@ -26,6 +26,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -291,7 +292,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    log = out_dir / "serve_load_server.log"
+    logs = Path(tempfile.mkdtemp(prefix="serve_load_"))  # the servers' stderr
+    report["server_logs"] = str(logs)
+    log = logs / "server.log"
     server = Server(args.server_args.split(), log)
     report["server_ready_s"] = round(server.ready_s, 1)
     sampler = RssSampler(server.proc.pid)
@@ -309,7 +312,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for label, extra in ABLATIONS:
             print(f"ablation: {label} ...", file=sys.stderr)
             name = extra[0].strip("-").replace("-", "_")
-            srv = Server([*args.server_args.split(), *extra], out_dir / f"serve_load_{name}.log")
+            srv = Server([*args.server_args.split(), *extra], logs / f"server_{name}.log")
             sampler = RssSampler(srv.proc.pid)
             asyncio.run(_drive(srv.url, requests, 1, 5.0, 10))
             row = _level(srv, sampler, requests, 8, args.seconds, args.max_requests)
