@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -326,22 +327,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def render(rep: dict[str, Any]) -> str:
     levels = rep["levels"]
     by = {x["clients"]: x for x in levels}
-    rows = [
-        [
-            x["clients"], x["requests"], x["requests_per_s"], x["p50_ms"], x["p95_ms"],
-            x["p99_ms"], x["non_2xx"], x["records_per_pass"], x["rss_mb"]["max"],
-            x["cpu"].get("foreign_share"),
-        ]
-        for x in levels
-    ]  # fmt: skip
-    for x in rep.get("ablations", []):
-        rows.append(
-            [
-                f"8, {x['label']}", x["requests"], x["requests_per_s"], x["p50_ms"], x["p95_ms"],
-                x["p99_ms"], x["non_2xx"], x["records_per_pass"], x["rss_mb"]["max"],
-                x["cpu"].get("foreign_share"),
-            ]
-        )  # fmt: skip
+
+    def row(label: Any, x: dict) -> list:
+        cpu = x["cpu"]
+        per_request = cpu.get("server_cpu_s", 0) / x["requests"] * 1000 if x["requests"] else None
+        return [
+            label, x["requests"], x["requests_per_s"], x["p50_ms"], x["p95_ms"], x["p99_ms"],
+            x["non_2xx"], x["records_per_pass"], rnd(per_request, 0), x["rss_mb"]["max"],
+            cpu.get("foreign_share"),
+        ]  # fmt: skip
+
+    rows = [row(x["clients"], x) for x in levels]
+    rows += [row(f"8, {x['label']}", x) for x in rep.get("ablations", [])]
     m = rep["machine"]
     out = [
         "# `nli-faith serve` under load",
@@ -357,7 +354,9 @@ def render(rep: dict[str, Any]) -> str:
         "",
         f"Load average (1, 5, 15 min) at the start {m['loadavg_start']}, at the end "
         f"{m.get('loadavg_end')}; *foreign CPU* is the share of the machine's CPU time used "
-        "by other processes during the level (the machine is shared).",
+        "by other processes during the level (the machine is shared); *server CPU ms / "
+        "request* is the server process's CPU time (user + system) over the level divided by "
+        "its requests, a figure that other processes' load disturbs less than req/s.",
         "",
         _table(
             [
@@ -369,6 +368,7 @@ def render(rep: dict[str, Any]) -> str:
                 "p99 ms",
                 "non-2xx",
                 "records / model pass",
+                "server CPU ms / request",
                 "server RSS max MB",
                 "foreign CPU",
             ],
@@ -390,6 +390,17 @@ def render(rep: dict[str, Any]) -> str:
         f"**{lone['library_p50_ms']} ms** (p95 {lone['library_p95_ms']}); median difference "
         f"per request {lone['median_difference_ms']:+.1f} ms."
     )
+    bad = {x["clients"]: x["statuses"] for x in levels if x["non_2xx"]}
+    if bad:
+        out.append(f"* Replies by status where some were not 2xx (clients: statuses): {bad}.")
+    busiest = max(x["cpu"].get("foreign_share") or 0 for x in levels)
+    if busiest > 0.5:
+        out.insert(
+            5,
+            f"**Other processes used up to {busiest:.0%} of the CPU during these levels: the "
+            "figures measure the contention more than the server. Rerun on a quiet machine "
+            "before comparing them with `speed.md`.**\n",
+        )
     rss_first = levels[0]["rss_mb"]["first"]
     rss_last = levels[-1]["rss_mb"]["last"]
     out.append(
@@ -423,9 +434,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--server-args", default="", help="more `nli-faith serve` flags")
     p.add_argument("--ablation", action="store_true", help="also 8 clients on other set-ups")
     p.add_argument("--out-dir", default=str(RESULTS_DIR))
+    p.add_argument("--render", action="store_true", help="only rewrite serve.md from serve.json")
     args = p.parse_args(argv)
-    rep = run(args)
     out = Path(args.out_dir)
+    if args.render:
+        (out / "serve.md").write_text(render(json.loads((out / "serve.json").read_text())))
+        return 0
+    rep = run(args)
     write_json(out / "serve.json", rep)
     (out / "serve.md").write_text(render(rep))
     print(render(rep))
