@@ -397,7 +397,7 @@ def render(rep: dict[str, Any]) -> str:
     if busiest > 0.5:
         out.insert(
             5,
-            f"**Other processes used up to {busiest:.0%} of the CPU during these levels: the "
+            f"\n**Other processes used up to {busiest:.0%} of the CPU during these levels: the "
             "figures measure the contention more than the server. Rerun on a quiet machine "
             "before comparing them with `speed.md`.**\n",
         )
