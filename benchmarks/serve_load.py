@@ -12,7 +12,9 @@ Then, with ``--ablation``, the 8-client load goes to two more servers: one with
 cross-request batching off (``--max-batch-pairs 1 --max-wait-ms 0``), to separate what
 micro-batching adds from what overlapping HTTP with the model adds, and one whose model
 passes run 16 pairs per ONNX call (``--batch-size 16``; the int8 graph's default is one pair
-per call, so that a pair's result never depends on the other requests in its batch).
+per call, so that a pair's result never depends on the other requests in its batch); and
+1 and 8 clients go to a server on the torch backend, whose cost per pair falls with the
+batch size, where micro-batching can save model work.
 
 Writes ``benchmarks/results/serve.json`` and ``serve.md``. The client runs on the same
 machine as the server and competes with it for the CPU; the other processes' share of the
@@ -50,10 +52,12 @@ from .speed_common import (
 from .speed_inputs import guardrail_requests
 from .speed_report import _table
 
-#: 8-client runs against other set-ups (label, extra server flags).
+#: Runs against other set-ups: (label, extra server flags, client counts).
 ABLATIONS = (
-    ("batching off", ["--max-batch-pairs", "1", "--max-wait-ms", "0"]),
-    ("16 pairs per ONNX call", ["--batch-size", "16"]),
+    ("batching off", ["--max-batch-pairs", "1", "--max-wait-ms", "0"], (8,)),
+    ("16 pairs per ONNX call", ["--batch-size", "16"], (8,)),
+    # a backend whose cost per pair falls with the batch: where micro-batching pays
+    ("torch backend", ["--backend", "torch"], (1, 8)),
 )
 
 
@@ -310,18 +314,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report["server_exit_code"] = server.stop()
     if args.ablation:
         report["ablations"] = []
-        for label, extra in ABLATIONS:
+        for label, extra, counts in ABLATIONS:
             print(f"ablation: {label} ...", file=sys.stderr)
             name = extra[0].strip("-").replace("-", "_")
             srv = Server([*args.server_args.split(), *extra], logs / f"server_{name}.log")
             sampler = RssSampler(srv.proc.pid)
             asyncio.run(_drive(srv.url, requests, 1, 5.0, 10))
-            row = _level(srv, sampler, requests, 8, args.seconds, args.max_requests)
-            report["ablations"].append({"label": label, "server_args": extra, **row})
+            for clients in counts:
+                row = _level(srv, sampler, requests, clients, args.seconds, args.max_requests)
+                report["ablations"].append({"label": label, "server_args": extra, **row})
             sampler.stop()
             srv.stop()
     report["machine"]["loadavg_end"] = loadavg()
     return report
+
+
+def _cpu_ms(x: dict) -> float:
+    """Server CPU milliseconds per request over a level."""
+    return x["cpu"].get("server_cpu_s", 0) / x["requests"] * 1000 if x["requests"] else 0.0
 
 
 def render(rep: dict[str, Any]) -> str:
@@ -329,16 +339,14 @@ def render(rep: dict[str, Any]) -> str:
     by = {x["clients"]: x for x in levels}
 
     def row(label: Any, x: dict) -> list:
-        cpu = x["cpu"]
-        per_request = cpu.get("server_cpu_s", 0) / x["requests"] * 1000 if x["requests"] else None
         return [
             label, x["requests"], x["requests_per_s"], x["p50_ms"], x["p95_ms"], x["p99_ms"],
-            x["non_2xx"], x["records_per_pass"], rnd(per_request, 0), x["rss_mb"]["max"],
-            cpu.get("foreign_share"),
+            x["non_2xx"], x["records_per_pass"], rnd(_cpu_ms(x), 0), x["rss_mb"]["max"],
+            x["cpu"].get("foreign_share"),
         ]  # fmt: skip
 
     rows = [row(x["clients"], x) for x in levels]
-    rows += [row(f"8, {x['label']}", x) for x in rep.get("ablations", [])]
+    rows += [row(f"{x['clients']}, {x['label']}", x) for x in rep.get("ablations", [])]
     m = rep["machine"]
     out = [
         "# `nli-faith serve` under load",
@@ -413,7 +421,22 @@ def render(rep: dict[str, Any]) -> str:
         f"code after SIGTERM: {rep['server_exit_code']} (-15: uvicorn re-raises the signal "
         "after a clean shutdown)."
     )
+    series: dict[str, dict[int, dict]] = {}
+    for x in rep.get("ablations", []):
+        series.setdefault(x["label"], {})[x["clients"]] = x
+    for label, runs in series.items():
+        if 1 in runs and 8 in runs:
+            a, b = runs[1], runs[8]
+            out.append(
+                f"* {label} (`{' '.join(b['server_args'])}`): 8 clients "
+                f"**{b['requests_per_s'] / a['requests_per_s']:.2f}×** 1 client "
+                f"({b['requests_per_s']} vs {a['requests_per_s']} req/s), "
+                f"{b['records_per_pass']} records a model pass, server CPU per request "
+                f"{_cpu_ms(b):.0f} vs {_cpu_ms(a):.0f} ms."
+            )
     for x in rep.get("ablations", []) if eight else []:
+        if x["label"] in series and 1 in series[x["label"]]:
+            continue
         out.append(
             f"* 8 clients, {x['label']} (`{' '.join(x['server_args'])}`): "
             f"{x['requests_per_s']} req/s, p50 {x['p50_ms']} ms, {x['records_per_pass']} records "
