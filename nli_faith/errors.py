@@ -157,3 +157,19 @@ E_SERVE_UNAUTHORIZED = "missing or wrong API key: send 'Authorization: Bearer <k
 E_SERVE_INTERNAL = "internal error while scoring (logged with request id {request_id})."
 E_SERVE_BAD_OPTION = "{flag} must be {rule}, got {value!r}."
 E_SERVE_ID_TYPE = "field 'id' must be a string or an integer, got {type_name}."
+
+# Integrations (nli_faith.integrations: DeepEval and RAGAS metrics).
+E_EXTRA_MISSING = (
+    "{what} needs the optional package {package!r}, which cannot be imported ({error}). "
+    'Install it with: pip install "nli-faith[{extra}]"'
+)
+E_INTEGRATION_LLM_MODEL = (
+    "{metric} uses no LLM, so it takes no 'model' (the LLM judge of {library}). Pass "
+    "nli_model= for the NLI model (a registry name, local path or hub id), or scorer= for "
+    "a ready FaithfulnessScorer."
+)
+E_SCORER_AND_OPTIONS = (
+    "pass either scorer= or scorer options ({names}), not both: a ready scorer already has "
+    "its options."
+)
+E_SCORE_TYPE = "score must be one of {allowed}, got {score!r}."

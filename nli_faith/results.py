@@ -7,6 +7,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Verdict = Literal["yes", "no", "idk"]
+#: What a claim the context does not support is, by the reference answer (RAGChecker):
+#: ``self_knowledge`` if the reference entails it, else ``hallucination``.
+ReferenceLabel = Literal["hallucination", "self_knowledge"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class ClaimVerdict:
     p_entail: float  # best entailment over all chunks
     p_contradict: float  # best contradiction over all chunks
     evidence: Evidence | None  # supporting chunk for yes/idk, contradicting chunk for no
+    #: With a reference answer, for a claim that is not ``yes``: hallucination or self_knowledge.
+    reference_label: ReferenceLabel | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,10 @@ class FaithfulnessResult:
     reason: str
     claims: list[ClaimVerdict] = field(default_factory=list)
     error: str | None = None  # set when the record could not be scored
+    #: With a reference answer (else None): share of all claims that are unsupported by
+    #: the context and not entailed by the reference, and unsupported but entailed by it.
+    hallucination_rate: float | None = None
+    self_knowledge_rate: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,8 +68,9 @@ def output_record(
     result: FaithfulnessResult, *, record: Any = None, line: int | None = None
 ) -> dict[str, Any]:
     """The JSON object ``nli-faith score`` writes (and ``nli-faith serve`` replies) for one
-    record: ``line`` if given, the record's ``id`` if it has one, the result's fields, and
-    ``error`` only when it is set.
+    record: ``line`` if given, the record's ``id`` if it has one, the result's fields,
+    ``error`` only when it is set, and the reference-answer fields (``hallucination_rate``,
+    ``self_knowledge_rate``, each claim's ``reference_label``) only when the record had one.
 
     Example:
         >>> r = FaithfulnessResult(None, None, None, 0, 0, 0, 0, "No claims.")
@@ -73,4 +83,9 @@ def output_record(
     out |= result.to_dict()
     if result.error is None:
         out.pop("error")
+    if result.hallucination_rate is None:  # no reference answer: the output is as before
+        out.pop("hallucination_rate")
+        out.pop("self_knowledge_rate")
+        for claim in out["claims"]:
+            claim.pop("reference_label")
     return out

@@ -152,6 +152,20 @@ def test_deepeval_and_ragas_names_and_a_passing_decision(client):
     assert no_claims["strict"] is None and no_claims["decision"] == "pass"
 
 
+def test_a_reference_answer_labels_unsupported_claims(client):
+    """As in `nli-faith score`: with a reference, hallucination vs self-knowledge."""
+    record = {
+        "response": "The tower was completed in 1889. It is painted every seven years.",
+        "context": "The tower was completed in 1889.",
+        "reference": "The tower is repainted every seven years.",
+    }
+    body = client.post("/v1/score", json=record, headers=AUTH).json()
+    assert {"hallucination_rate", "self_knowledge_rate"} <= set(body)
+    assert [c["reference_label"] for c in body["claims"]][0] is None  # supported by context
+    plain = client.post("/v1/score", json=SWAP, headers=AUTH).json()
+    assert "hallucination_rate" not in plain and "reference_label" not in plain["claims"][0]
+
+
 def test_batch_with_one_bad_record(client):
     records = [SWAP, {"response": 5, "context": "x"}, {"answer": "Rome is in Italy.",
                "contexts": ["Rome is the capital of Italy."], "id": 9}]  # fmt: skip

@@ -29,7 +29,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nli_faith.errors import NliFaithError
@@ -284,7 +284,31 @@ class MicroBatcher:
             self.metrics.batch_pairs.observe(n_pairs)
             self.metrics.pairs.inc(n_pairs)
         it = iter(results)
-        return [[s if s is not None else next(it) for s in job.scored] for job in jobs]
+        out = [[s if s is not None else next(it) for s in job.scored] for job in jobs]
+        self._check_references(jobs, out)
+        return out
+
+    def _check_references(self, jobs: list[_Job], out: list[list[Scored]]) -> None:
+        """Records with a reference answer: label their unsupported claims as hallucination
+        or self-knowledge (:meth:`FaithfulnessScorer.check_reference`), all in one call."""
+        where = [
+            (j, k)
+            for j, job in enumerate(jobs)
+            for k, rec in enumerate(job.records)
+            if rec.reference is not None and out[j][k].result.error is None
+        ]
+        if not where:
+            return
+        try:
+            checked = self.scorer.check_reference(
+                [out[j][k].result for j, k in where],
+                [jobs[j].records[k].reference for j, k in where],
+            )
+        except Exception as err:  # a scorer bug: these records only
+            logger.exception("checking references failed")
+            checked = [_error(err)] * len(where)
+        for (j, k), result in zip(where, checked):
+            out[j][k] = replace(out[j][k], result=result, internal=result.error is not None)
 
     def _deliver(self, jobs: list[_Job], results: list[list[Scored]]) -> None:
         for job, scored in zip(jobs, results):
