@@ -117,7 +117,8 @@ def test_score_reply_is_the_cli_record_plus_decision(client, tmp_path):
     assert r.headers["x-request-id"]
     assert body.pop("decision") == "block"  # 36 vs 24 months is contradicted
     assert 0 < body.pop("time_ms") < 60_000
-    fields = set(FaithfulnessResult.__dataclass_fields__) - {"error"}
+    fields = set(FaithfulnessResult.__dataclass_fields__)
+    fields -= {"error", "hallucination_rate", "self_knowledge_rate"}  # no reference answer
     assert set(body) == fields | {"id"} and body["id"] == "swap-1"
     assert [c["verdict"] for c in body["claims"]] == ["no", "yes"]
     assert body["claims"][0]["evidence"] == {
