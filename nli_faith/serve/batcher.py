@@ -127,6 +127,7 @@ class MicroBatcher:
         self._ready = threading.Event()
         self._done = threading.Event()  # loading finished, well or not
         self._accepting = True
+        self.busy = False  # a model pass is running (requests taken, no more join it)
         self._thread = threading.Thread(target=self._main, name="nli-faith-model", daemon=True)
 
     # -- event-loop side ----------------------------------------------------------------
@@ -178,6 +179,11 @@ class MicroBatcher:
 
     # -- model thread -------------------------------------------------------------------
 
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        if self.metrics is not None:
+            self.metrics.model_busy.set(int(busy))
+
     def _gauge(self) -> None:
         if self.metrics is not None:
             self.metrics.queue_depth.set(self._queued)
@@ -225,7 +231,11 @@ class MicroBatcher:
                 except queue.Empty:
                     break
             if batch:
-                self._deliver(batch, self._score_jobs(batch, planned=True))
+                self._set_busy(True)
+                try:
+                    self._deliver(batch, self._score_jobs(batch, planned=True))
+                finally:
+                    self._set_busy(False)
         # drain whatever is still queued (close() after the last request was put)
         while True:
             try:

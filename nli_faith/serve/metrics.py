@@ -56,6 +56,7 @@ class Metrics:
             "nli_faith_records", "records by outcome (pass, block, error)", ["outcome"],
             registry=r,
         )  # fmt: skip
+        self.model_busy = Gauge("nli_faith_model_busy", "1 while a model pass runs", registry=r)
         self.ready = Gauge("nli_faith_ready", "1 once the model is loaded and warm", registry=r)
 
     def render(self) -> tuple[bytes, str]:
