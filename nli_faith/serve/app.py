@@ -231,7 +231,7 @@ def create_app(
             raise ServeError(500, E_SERVE_INTERNAL.format(request_id=_rid(request)))
         if scored.result.error is not None:  # a limit the scorer checks (claims)
             raise ServeError(422, scored.message or scored.result.error, field="response")
-        out = output_record(scored.result, record=raw)
+        out = output_record(scored.result, record=raw, question=rec.question)
         out["decision"] = settings.policy.decide(scored.result)
         out["time_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return JSONReply(out)
@@ -260,19 +260,22 @@ def create_app(
         )
         results: list[Scored | None] = []
         good = []
+        questions: list[str | None] = []
         for raw in raws:
             try:
                 good.append(record_of(raw, limits=settings.limits))
                 results.append(None)
+                questions.append(good[-1].question)
             except RecordError as err:  # the same error text as `nli-faith score` writes
                 results.append(Scored(error_result(describe(err)), message=str(err)))
+                questions.append(None)
         _note(request, settings, good, n=len(raws))
         scored = iter(await _score(service, settings, good) if good else [])
         results = [r if r is not None else next(scored) for r in results]
         _count(request, service, results)
         items = []
-        for k, (raw, s) in enumerate(zip(raws, results)):
-            item = {"index": k, **output_record(s.result, record=raw)}
+        for k, (raw, s, q) in enumerate(zip(raws, results, questions)):
+            item = {"index": k, **output_record(s.result, record=raw, question=q)}
             if s.internal:
                 item["error"] = E_SERVE_INTERNAL.format(request_id=_rid(request))
             item["decision"] = settings.policy.decide(s.result)

@@ -141,6 +141,7 @@ class ScoreReply(BaseModel):
     """What ``nli-faith score`` writes for one record, plus the decision and the time."""
 
     id: str | int | None = None
+    question: str | None = None
     lenient: float | None
     strict: float | None
     soft: float | None
@@ -157,6 +158,7 @@ class ScoreReply(BaseModel):
 class BatchItem(BaseModel):
     index: int
     id: str | int | None = None
+    question: str | None = None
     lenient: float | None
     strict: float | None
     soft: float | None
