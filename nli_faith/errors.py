@@ -160,6 +160,38 @@ E_LONG_CLAIMS = (
     "chunk of context were split into {n_pieces} pieces at clause, comma or word boundaries."
 )
 E_RECORD_FAILED = "{type_name}: {message}"
+# The HTTP service (nli_faith.serve) and what it checks in records.
+E_SERVE_KEY_FILE = "cannot read --api-key-file {path!r}: {error}"
+E_SERVE_NO_KEYS = "--api-key-file {path!r} holds no key (one key a line; # starts a comment)."
+E_SERVE_OPEN_HOST = (
+    "refusing to listen on {host!r} without API keys: anybody who can reach it could use "
+    "it. Give keys with --api-key-file PATH or the NLI_FAITH_API_KEYS environment variable, "
+    "or listen on 127.0.0.1 (the default)."
+)
+E_SERVE_EXTRA_MISSING = (
+    "nli-faith serve needs the optional package {package!r} ({error}). Install the extra "
+    'with: pip install "nli-faith[serve]"'
+)
+E_SERVE_BAD_JSON = "the request body is not valid JSON: {error}."
+E_SERVE_NOT_OBJECT = "the request body must be a JSON object, got {type_name}."
+E_SERVE_BODY_TOO_LARGE = (
+    "the request body is larger than the limit of {limit:,} bytes (--max-body-bytes)."
+)
+E_SERVE_BATCH_SHAPE = "field 'records' must be a list of record objects, got {type_name}."
+E_SERVE_BATCH_TOO_MANY = (
+    "field 'records' holds {size:,} records, over the limit of {limit:,} (--max-batch-records)."
+)
+E_SERVE_QUEUE_FULL = (
+    "the server is busy: {queued:,} records are waiting for the model (limit {limit:,}, "
+    "--max-queue); retry after {retry_after} s."
+)
+E_SERVE_TIMEOUT = "the request was not answered within {timeout:g} s (--request-timeout)."
+E_SERVE_NOT_READY = "the model is still loading; retry after {retry_after} s (see /readyz)."
+E_SERVE_SHUTTING_DOWN = "the server is shutting down."
+E_SERVE_UNAUTHORIZED = "missing or wrong API key: send 'Authorization: Bearer <key>'."
+E_SERVE_INTERNAL = "internal error while scoring (logged with request id {request_id})."
+E_SERVE_BAD_OPTION = "{flag} must be {rule}, got {value!r}."
+E_SERVE_ID_TYPE = "field 'id' must be a string or an integer, got {type_name}."
 
 
 # Calibration and thresholds files (issue 13: nli_faith.scoring.calibrate, .thresholds).

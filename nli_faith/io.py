@@ -131,21 +131,9 @@ def _read_parquet(path: str, after_line: int) -> Iterator[InputRecord]:
 
 def output_row(line: int | None, raw: Any, result: FaithfulnessResult) -> dict[str, Any]:
     """The CLI's output object for one record: ``line``, ``id`` if any, the result."""
-    out: dict[str, Any] = {"line": line}
-    if isinstance(raw, dict) and "id" in raw:
-        out["id"] = raw["id"]
-    question = _question(raw)
-    if question is not None:
-        out["question"] = question
-    out |= result.to_dict()
-    if result.error is None:
-        out.pop("error")
-    if result.hallucination_rate is None:  # no reference answer: the output is as before
-        out.pop("hallucination_rate")
-        out.pop("self_knowledge_rate")
-        for claim in out["claims"]:
-            claim.pop("reference_label")
-    return out
+    from nli_faith.results import output_record
+
+    return output_record(result, record=raw, line=line, question=_question(raw))
 
 
 def _question(raw: Any) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -102,3 +103,37 @@ class FaithfulnessResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def output_record(
+    result: FaithfulnessResult,
+    *,
+    record: Any = None,
+    line: int | None = None,
+    question: str | None = None,
+) -> dict[str, Any]:
+    """The JSON object ``nli-faith score`` writes (and ``nli-faith serve`` replies) for one
+    record: ``line`` if given, the record's ``id`` if it has one, ``question`` if given, the
+    result's fields,
+    ``error`` only when it is set, and the reference-answer fields (``hallucination_rate``,
+    ``self_knowledge_rate``, each claim's ``reference_label``) only when the record had one.
+
+    Example:
+        >>> r = FaithfulnessResult(None, None, None, 0, 0, 0, 0, "No claims.")
+        >>> output_record(r, record={"id": "q1"}, line=3)["id"]
+        'q1'
+    """
+    out: dict[str, Any] = {} if line is None else {"line": line}
+    if isinstance(record, Mapping) and "id" in record:
+        out["id"] = record["id"]
+    if question is not None:
+        out["question"] = question
+    out |= result.to_dict()
+    if result.error is None:
+        out.pop("error")
+    if result.hallucination_rate is None:  # no reference answer: the output is as before
+        out.pop("hallucination_rate")
+        out.pop("self_knowledge_rate")
+        for claim in out["claims"]:
+            claim.pop("reference_label")
+    return out

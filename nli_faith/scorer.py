@@ -826,6 +826,43 @@ class FaithfulnessScorer:
             )
         return out
 
+    # -- the same pass, in steps (for callers that batch across requests) -----------
+
+    def plan(self, response: str, context: str | Sequence[str]) -> ScoringPlan:
+        """Split ``response`` into claims and ``context`` into chunks, and pick the pairs to
+        score; no model call. :meth:`matrices` scores many plans in one model pass.
+
+        Example:
+            >>> scorer = FaithfulnessScorer.guardrail()
+            >>> plans = [scorer.plan("It is 24 months.", "The warranty lasts 24 months."),
+            ...          scorer.plan("Delivery is free.", "Shipping costs nothing.")]
+            >>> [p.n_pairs for p in plans]
+            [1, 1]
+            >>> [scorer.aggregate(m).n_claims for m in scorer.matrices(plans)]
+            [1, 1]
+        """
+        return ScoringPlan(*self._plan(response, context))
+
+    def matrices(self, plans: Sequence[ScoringPlan]) -> list[NLIMatrix]:
+        """The NLI matrix of each plan, with the pairs of all of them in one model pass
+        (as :meth:`score_batch` does); :meth:`aggregate` turns each into a result."""
+        return self._fill([(p.claims, p.chunks, p.mask) for p in plans], False)
+
+
+@dataclass(frozen=True)
+class ScoringPlan:
+    """What :meth:`FaithfulnessScorer.plan` decided for one response: its claims, the
+    context chunks and which (claim, chunk) pairs the model will score."""
+
+    claims: list[Claim]
+    chunks: list[Chunk]
+    mask: np.ndarray  # (claims, chunks) bool
+
+    @property
+    def n_pairs(self) -> int:
+        """Pairs to score (early exit may score fewer)."""
+        return int(self.mask.sum())
+
 
 @dataclass(frozen=True)
 class _Done:

@@ -1,0 +1,342 @@
+"""Micro-batching across requests: one model thread, many waiting requests.
+
+Requests put their (already validated) records on a queue and await a future. One worker
+thread owns the scorer: it loads it, runs a warm-up request, then loops: take the oldest
+request, plan its records (:meth:`FaithfulnessScorer.plan`: claims, chunks, pairs), keep
+taking requests for at most ``max_wait_ms`` or until ``max_batch_pairs`` pairs are
+planned, score all their pairs in one model pass (:meth:`FaithfulnessScorer.matrices`)
+and hand each request its results. The event loop never runs the model; the scorer is
+only ever touched by this one thread (its tokenizer caches are not thread-safe).
+
+Example:
+    >>> import asyncio
+    >>> from nli_faith import FaithfulnessScorer
+    >>> from nli_faith.records import parse_record
+    >>> b = MicroBatcher(FaithfulnessScorer.guardrail, max_wait_ms=2)
+    >>> b.start(); b.wait_ready(timeout=120)
+    True
+    >>> rec = parse_record({"response": "It lasts 24 months.", "context": "It lasts 2 years."})
+    >>> [s.result.n_claims for s in asyncio.run(b.score([rec], timeout=30))]
+    [1]
+    >>> b.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from nli_faith.errors import NliFaithError
+from nli_faith.records import Limits, Record, parse_record
+from nli_faith.results import FaithfulnessResult
+
+logger = logging.getLogger(__name__)
+
+#: The warm-up request run once after loading, before ``/readyz`` says ready.
+WARMUP_RECORD = {
+    "response": "The warranty lasts 24 months. Shipping is free over fifty dollars.",
+    "context": [
+        "The warranty lasts twenty-four months.",
+        "We provide complimentary delivery on purchases over $50.",
+    ],
+}
+
+
+class QueueFull(Exception):
+    """More records are waiting than ``max_queue`` allows."""
+
+    def __init__(self, queued: int) -> None:
+        super().__init__(queued)
+        self.queued = queued
+
+
+class NotReady(Exception):
+    """The model is not loaded yet (or failed to load)."""
+
+
+class ShuttingDown(Exception):
+    """The batcher no longer takes requests."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One record's result and the (claim, chunk) pairs scored for it.
+
+    ``internal`` marks a failure of the scorer itself (a bug), not of the input.
+    """
+
+    result: FaithfulnessResult
+    pairs: int = 0
+    internal: bool = False
+    message: str | None = None  # the bare error message, for an HTTP error reply
+
+
+@dataclass
+class _Job:
+    records: list[Record]
+    future: asyncio.Future
+    loop: asyncio.AbstractEventLoop
+    cancelled: bool = False
+    scored: list[Scored | None] = field(default_factory=list)
+    plans: list[Any] = field(default_factory=list)  # None where the record failed to plan
+
+
+_STOP = object()
+
+
+class MicroBatcher:
+    """Batch concurrent requests' records into shared model passes (see the module doc).
+
+    Args:
+        scorer_factory: builds the scorer, in the worker thread.
+        max_batch_pairs: stop collecting requests once this many pairs are planned.
+        max_wait_ms: ... or once the first request of the batch has waited this long.
+        max_queue: records allowed to wait; beyond it :meth:`score` raises :class:`QueueFull`.
+        max_claims: a record splitting into more claims gets an error naming the limit
+            (the scorer's own ``limits`` apply too).
+        metrics: a :class:`~nli_faith.serve.metrics.Metrics` to update, or ``None``.
+    """
+
+    def __init__(
+        self,
+        scorer_factory: Callable[[], Any],
+        *,
+        max_batch_pairs: int = 256,
+        max_wait_ms: float = 2.0,
+        max_queue: int = 256,
+        max_claims: int | None = None,
+        metrics: Any = None,
+    ) -> None:
+        self._factory = scorer_factory
+        self.max_batch_pairs = max_batch_pairs
+        self.max_wait_s = max_wait_ms / 1000.0
+        self.max_queue = max_queue
+        self._claims_limit = Limits(max_claims=max_claims)
+        self.metrics = metrics
+        self.scorer: Any = None
+        self.load_error: str | None = None
+        self._queue: queue.Queue = queue.Queue()
+        self._queued = 0
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._done = threading.Event()  # loading finished, well or not
+        self._accepting = True
+        self.busy = False  # a model pass is running (requests taken, no more join it)
+        self._thread = threading.Thread(target=self._main, name="nli-faith-model", daemon=True)
+
+    # -- event-loop side ----------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    @property
+    def queued(self) -> int:
+        """Records waiting for the model."""
+        return self._queued
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        self._done.wait(timeout)
+        return self.ready
+
+    async def score(self, records: list[Record], *, timeout: float) -> list[Scored]:
+        """Results of ``records`` in order. Raises :class:`NotReady`, :class:`ShuttingDown`,
+        :class:`QueueFull` or :class:`TimeoutError` (after ``timeout`` seconds)."""
+        if not self._accepting:
+            raise ShuttingDown()
+        if not self.ready:
+            raise NotReady()
+        n = len(records)
+        with self._lock:
+            if self._queued and self._queued + n > self.max_queue:
+                raise QueueFull(self._queued)
+            self._queued += n
+        self._gauge()
+        loop = asyncio.get_running_loop()
+        job = _Job(records, loop.create_future(), loop)
+        self._queue.put(job)
+        try:
+            return await asyncio.wait_for(asyncio.shield(job.future), timeout)
+        except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
+            job.cancelled = True  # skipped if still queued; its result dropped otherwise
+            raise
+
+    def close(self, timeout: float | None = None) -> None:
+        """Stop taking requests, finish those already queued, stop the thread."""
+        self._accepting = False
+        self._queue.put(_STOP)
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    # -- model thread -------------------------------------------------------------------
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        if self.metrics is not None:
+            self.metrics.model_busy.set(int(busy))
+
+    def _gauge(self) -> None:
+        if self.metrics is not None:
+            self.metrics.queue_depth.set(self._queued)
+
+    def _take(self, job: _Job) -> None:
+        with self._lock:
+            self._queued -= len(job.records)
+        self._gauge()
+
+    def _main(self) -> None:
+        try:
+            self.scorer = self._factory()
+            warm = self._score_jobs([_Job([parse_record(WARMUP_RECORD)], None, None)])
+            if warm[0][0].internal:
+                raise RuntimeError(warm[0][0].result.error)
+        except Exception as err:  # a model that cannot load: /readyz says why
+            self.load_error = f"{type(err).__name__}: {err}"
+            logger.exception("could not load the scorer")
+            self._done.set()
+            return
+        self._ready.set()
+        self._done.set()
+        if self.metrics is not None:
+            self.metrics.ready.set(1)
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is _STOP:
+                break
+            batch, pairs = [], 0
+            deadline = time.monotonic() + self.max_wait_s
+            item: Any = first
+            while True:
+                if item is _STOP:
+                    stopping = True  # score what was taken, then leave
+                    break
+                self._take(item)
+                if not item.cancelled:
+                    batch.append(item)
+                    pairs += self._plan(item)
+                if pairs >= self.max_batch_pairs:
+                    break
+                try:
+                    item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    break
+            if batch:
+                self._set_busy(True)
+                try:
+                    self._deliver(batch, self._score_jobs(batch, planned=True))
+                finally:
+                    self._set_busy(False)
+        # drain whatever is still queued (close() after the last request was put)
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not _STOP:
+                self._take(item)
+                if not item.cancelled:
+                    self._plan(item)
+                    self._deliver([item], self._score_jobs([item], planned=True))
+
+    def _plan(self, job: _Job) -> int:
+        """Plan each record of ``job`` (errors become its results); returns the pairs."""
+        job.scored, job.plans = [], []
+        pairs = 0
+        for rec in job.records:
+            try:
+                plan = self.scorer.plan(rec.response, rec.context)
+                self._claims_limit.check_claims(len(plan.claims))
+            except Exception as err:  # the record's error (a limit, or a scorer bug)
+                if not isinstance(err, NliFaithError):
+                    logger.exception("planning failed")
+                internal = not isinstance(err, NliFaithError)
+                job.scored.append(Scored(_error(err), internal=internal, message=str(err)))
+                job.plans.append(None)
+                continue
+            job.scored.append(None)
+            job.plans.append(plan)
+            pairs += plan.n_pairs
+        return pairs
+
+    def _score_jobs(self, jobs: list[_Job], *, planned: bool = False) -> list[list[Scored]]:
+        """Score the planned records of ``jobs`` in one model pass; a failing pass is
+        bisected (:func:`~nli_faith.scoring.isolate.run_isolated`) so that only the records
+        that fail get an error."""
+        from nli_faith.scoring.isolate import run_isolated
+
+        if not planned:
+            for job in jobs:
+                self._plan(job)
+        plans = [p for job in jobs for p in job.plans if p is not None]
+        matrices = run_isolated(self.scorer.matrices, plans)
+        results: list[Scored] = []
+        for m in matrices:
+            try:
+                if isinstance(m, Exception):
+                    raise m
+                results.append(Scored(self.scorer.aggregate(m), int(m.mask.sum())))
+            except Exception as err:  # a scorer bug: this record only
+                logger.error("scoring failed: %s", _error(err).error)
+                results.append(Scored(_error(err), internal=True))
+        if self.metrics is not None and plans:
+            n_pairs = sum(r.pairs for r in results)
+            self.metrics.batch_records.observe(len(plans))
+            self.metrics.batch_pairs.observe(n_pairs)
+            self.metrics.pairs.inc(n_pairs)
+        it = iter(results)
+        out = [[s if s is not None else next(it) for s in job.scored] for job in jobs]
+        self._check_references(jobs, out)
+        return out
+
+    def _check_references(self, jobs: list[_Job], out: list[list[Scored]]) -> None:
+        """Records with a reference answer: label their unsupported claims as hallucination
+        or self-knowledge (:meth:`FaithfulnessScorer.check_reference`), all in one call."""
+        where = [
+            (j, k)
+            for j, job in enumerate(jobs)
+            for k, rec in enumerate(job.records)
+            if rec.reference is not None and out[j][k].result.error is None
+        ]
+        if not where:
+            return
+        try:
+            checked = self.scorer.check_reference(
+                [out[j][k].result for j, k in where],
+                [jobs[j].records[k].reference for j, k in where],
+            )
+        except Exception as err:  # a scorer bug: these records only
+            logger.exception("checking references failed")
+            checked = [_error(err)] * len(where)
+        for (j, k), result in zip(where, checked):
+            out[j][k] = replace(out[j][k], result=result, internal=result.error is not None)
+
+    def _deliver(self, jobs: list[_Job], results: list[list[Scored]]) -> None:
+        for job, scored in zip(jobs, results):
+            try:
+                job.loop.call_soon_threadsafe(_set_result, job.future, scored)
+            except RuntimeError:  # the caller's event loop is gone
+                pass
+
+
+def _set_result(future: asyncio.Future, value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _error(err: BaseException) -> FaithfulnessResult:
+    """The result of a record that failed: ``error`` = ``"<ExceptionType>: message"``, as in
+    ``nli-faith score``."""
+    from nli_faith.scorer import error_result
+    from nli_faith.scoring.isolate import describe
+
+    return error_result(describe(err))
