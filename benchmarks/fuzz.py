@@ -245,7 +245,7 @@ def render(results: dict[str, dict]) -> str:
             f"| refused with RecordError | {s['refused (RecordError)']} | – |",
             f"| records with an internal error | – | {b['records with an internal error']} |",
             f"| verdicts differ alone vs in batch | – | {b['verdicts differ alone vs in batch']} |",
-            f"| max probability difference alone vs in batch | – | "
+            f"| max p_entail or p_contradict difference (4-decimal results) | – | "
             f"{b['max probability difference alone vs in batch']:.2g} |",
             f"| seconds | {s['seconds']} | {b['seconds']} |",
             "",
@@ -253,15 +253,18 @@ def render(results: dict[str, dict]) -> str:
             f"{r['warnings'] or 'none'}.",
             "",
         ]
-        kinds: Counter[str] = Counter()
-        for table in (s["crash kinds"], b["crash kinds"], b["internal error kinds"]):
+        for where, table in (
+            ("score() raised", s["crash kinds"]),
+            ("score_batch() raised (first error of the batch)", b["crash kinds"]),
+            ("score_batch() record errors", b["internal error kinds"]),
+        ):
+            kinds: Counter[str] = Counter()
             for message, count in table.items():
                 kinds[_kind(message)] += count
-        if kinds:
-            lines.append("Failure kinds (count):")
-            lines.append("")
-            lines += [f"* {k} ({v})" for k, v in kinds.most_common()]
-            lines.append("")
+            if kinds:
+                lines += [f"{where}:", ""]
+                lines += [f"* {k} ({v})" for k, v in kinds.most_common()]
+                lines.append("")
     return "\n".join(lines)
 
 
