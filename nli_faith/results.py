@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Verdict = Literal["yes", "no", "idk"]
+#: What a claim the context does not support is, by the reference answer (RAGChecker):
+#: ``self_knowledge`` if the reference entails it, else ``hallucination``.
+ReferenceLabel = Literal["hallucination", "self_knowledge"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,8 @@ class ClaimVerdict:
     p_entail: float  # best entailment over all chunks
     p_contradict: float  # best contradiction over all chunks
     evidence: Evidence | None  # supporting chunk for yes/idk, contradicting chunk for no
+    #: With a reference answer, for a claim that is not ``yes``: hallucination or self_knowledge.
+    reference_label: ReferenceLabel | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,10 @@ class FaithfulnessResult:
     reason: str
     claims: list[ClaimVerdict] = field(default_factory=list)
     error: str | None = None  # set when the record could not be scored
+    #: With a reference answer (else None): share of all claims that are unsupported by
+    #: the context and not entailed by the reference, and unsupported but entailed by it.
+    hallucination_rate: float | None = None
+    self_knowledge_rate: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

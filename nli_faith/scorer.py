@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
 from nli_faith.scoring.isolate import describe, run_isolated
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
+from nli_faith.scoring.reference import explain_reference, reference_label, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
 from nli_faith.scoring.verdicts import (
     DEFAULT_CONTRADICT_THRESHOLD,
@@ -247,7 +248,11 @@ class FaithfulnessScorer:
     def _plan(
         self, response: str, context: str | Sequence[str], *, record: str = "the record"
     ) -> tuple[list, list, np.ndarray]:
-        claims = self.claims(response, record=record)
+        return self._plan_claims(self.claims(response, record=record), context)
+
+    def _plan_claims(
+        self, claims: list[Claim], context: str | Sequence[str]
+    ) -> tuple[list, list, np.ndarray]:
         docs = as_context(context)
         chunks = self.chunk(docs, claims) if claims else []
         if self.prefilter is not None and claims and chunks:
@@ -414,18 +419,32 @@ class FaithfulnessScorer:
     # -- facade -----------------------------------------------------------------
 
     def score(
-        self, response: str, context: str | Sequence[str], question: str | None = None
+        self,
+        response: str,
+        context: str | Sequence[str],
+        question: str | None = None,
+        *,
+        reference: str | None = None,
     ) -> FaithfulnessResult:
         """Score one response against its context (a string or one string per document).
 
         ``question`` is accepted for API symmetry with RAG evaluators; the
         score depends only on the response and the context. A bad record (wrong types,
-        past a limit) raises :class:`~nli_faith.errors.RecordError`.
+        past a limit) raises :class:`~nli_faith.errors.RecordError`. With a ``reference``
+        answer, the claims the context does not support are also labelled
+        hallucination or self-knowledge (:meth:`check_reference`).
         """
         rec = parse_record(
-            {"response": response, "context": context, "question": question}, limits=self.limits
+            {
+                "response": response,
+                "context": context,
+                "question": question,
+                "reference": reference,
+            },
+            limits=self.limits,
         )
-        return self.aggregate(self.matrix(rec.response, rec.context))
+        result = self.aggregate(self.matrix(rec.response, rec.context))
+        return self.check_reference([result], [rec.reference])[0]
 
     def score_batch(
         self,
@@ -441,6 +460,9 @@ class FaithfulnessScorer:
         and every other record is scored as it would be alone. When a shared model batch
         fails, it is bisected until the records that fail stand alone. ``labels`` name
         the records in warnings (default ``"record <index>"``; the CLI passes line numbers).
+        Records with a reference answer (``reference``, ``ground_truth``,
+        ``expected_output``) get a second pass, for all of them together:
+        :meth:`check_reference`.
 
         Example:
             >>> scorer = FaithfulnessScorer(device="cpu")
@@ -456,10 +478,12 @@ class FaithfulnessScorer:
         names = list(labels) if labels is not None else [f"record {k}" for k in range(len(records))]
         plans: dict[int, tuple[list, list, np.ndarray]] = {}
         out: dict[int, FaithfulnessResult] = {}
+        references: dict[int, str | None] = {}
         for k, rec in enumerate(records):
             try:
                 r = parse_record(rec, limits=self.limits)
                 plans[k] = self._plan(r.response, r.context, record=names[k])
+                references[k] = r.reference
             except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
                 out[k] = error_result(describe(err))
         matrices = run_isolated(lambda ps: self._fill(ps, show_progress_bar), list(plans.values()))
@@ -470,7 +494,66 @@ class FaithfulnessScorer:
                 )
             except Exception as err:  # noqa: BLE001
                 out[k] = error_result(describe(err))
-        return [out[k] for k in range(len(records))]
+        results = [out[k] for k in range(len(records))]
+        return self.check_reference(results, [references.get(k) for k in range(len(records))])
+
+    def check_reference(
+        self, results: Sequence[FaithfulnessResult], references: Sequence[str | None]
+    ) -> list[FaithfulnessResult]:
+        """Label each claim the context does not support by a reference answer (RAGChecker).
+
+        Every claim of ``results[k]`` whose verdict is not ``yes`` is scored against
+        ``references[k]`` exactly as against a context (the reference is one more
+        premise set, chunked the same way; one model pass for all results): a claim the
+        reference supports is ``self_knowledge``, any other is ``hallucination``. The
+        result gains ``hallucination_rate`` and ``self_knowledge_rate`` (shares of all
+        its claims) and a sentence in its reason. A ``None`` reference, an error result
+        or one with no claims is returned unchanged; a record whose reference cannot be
+        scored gets an error result, as in :meth:`score_batch`.
+
+        Example:
+            >>> scorer = FaithfulnessScorer(device="cpu")
+            >>> r = scorer.score("The Eiffel Tower is in Paris. It was finished in 1889.",
+            ...                  "The Eiffel Tower is a landmark in Paris.")
+            >>> r = scorer.check_reference([r], ["The tower was completed in 1889."])[0]
+            >>> [c.reference_label for c in r.claims], r.self_knowledge_rate
+            ([None, 'self_knowledge'], 0.5)
+        """
+        todo: list[tuple[int, list[int]]] = []
+        plans = []
+        for k, (res, ref) in enumerate(zip(results, references, strict=True)):
+            if ref is None or res.error is not None or not res.claims:
+                continue
+            idx = [i for i, c in enumerate(res.claims) if c.verdict != "yes"]
+            todo.append((k, idx))
+            if idx:
+                claims = [
+                    Claim(res.claims[i].claim, res.claims[i].start, res.claims[i].end) for i in idx
+                ]
+                plans.append(self._plan_claims(claims, [ref]))
+        checked = iter(run_isolated(lambda ps: self._fill(ps, False), plans))
+        out = list(results)
+        for k, idx in todo:
+            labels: list = [None] * len(out[k].claims)
+            try:
+                if idx:
+                    m = next(checked)
+                    if isinstance(m, Exception):
+                        raise m
+                    for i, v in zip(idx, self.aggregate(m).claims):
+                        labels[i] = reference_label(v.verdict)
+            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                out[k] = error_result(describe(err))
+                continue
+            rates = reference_rates(labels)
+            out[k] = replace(
+                out[k],
+                claims=[replace(c, reference_label=lab) for c, lab in zip(out[k].claims, labels)],
+                hallucination_rate=rates.hallucination_rate,
+                self_knowledge_rate=rates.self_knowledge_rate,
+                reason=f"{out[k].reason} {explain_reference(rates)}",
+            )
+        return out
 
 
 def error_result(message: str) -> FaithfulnessResult:

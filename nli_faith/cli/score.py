@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import IO, Any
 
@@ -54,6 +54,11 @@ def _output(lineno: int, raw: Any, result: FaithfulnessResult) -> dict[str, Any]
     out |= result.to_dict()
     if result.error is None:
         out.pop("error")
+    if result.hallucination_rate is None:  # no reference answer: the output is as before
+        out.pop("hallucination_rate")
+        out.pop("self_knowledge_rate")
+        for claim in out["claims"]:
+            claim.pop("reference_label")
     return out
 
 
@@ -85,9 +90,12 @@ def _score_block(scorer, raws: list[Any], labels: list[str]) -> list[Faithfulnes
 def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
     scored = [r for r in results if r.error is None and r.n_claims > 0]
 
-    def mean(name: str) -> str:
-        vals = [getattr(r, name) for r in scored]
+    def mean_of(values: Iterable[float]) -> str:
+        vals = list(values)
         return f"{sum(vals) / len(vals):.3f}" if vals else "–"
+
+    def mean(name: str) -> str:
+        return mean_of(getattr(r, name) for r in scored)
 
     rows = [
         ("records", str(len(results))),
@@ -101,6 +109,16 @@ def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
         ("claims contradicted (no)", str(sum(r.n_no for r in results))),
         ("claims not found (idk)", str(sum(r.n_idk for r in results))),
     ]
+    with_ref = [r for r in scored if r.hallucination_rate is not None]
+    if with_ref:
+        labels = [c.reference_label for r in with_ref for c in r.claims]
+        rows += [
+            ("with a reference answer", str(len(with_ref))),
+            ("mean hallucination rate", mean_of(r.hallucination_rate for r in with_ref)),
+            ("mean self-knowledge rate", mean_of(r.self_knowledge_rate for r in with_ref)),
+            ("claims hallucinated", str(labels.count("hallucination"))),
+            ("claims self-knowledge", str(labels.count("self_knowledge"))),
+        ]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v:>8}" for k, v in rows)
 

@@ -35,6 +35,58 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=0.0,
         help="share of rows that also get a copy whose premise has an unrelated sentence added",
     )
+    p.add_argument(
+        "--multi-fact",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add N synthetic multi-fact pairs (conjunctions of 2-3 hypotheses, summaries)",
+    )
+    p.add_argument(
+        "--structured",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add N synthetic table / JSON / key-value pairs, linearised as the scorer reads them",
+    )
+    p.add_argument(
+        "--dev-fraction",
+        type=float,
+        default=0.0,
+        help="share of training premises held out for model selection (best dev accuracy "
+        "checkpoint is kept); eval files are never used for selection",
+    )
+    p.add_argument("--dev-seed", type=int, default=7)
+    p.add_argument(
+        "--early-stopping-patience",
+        type=int,
+        default=0,
+        help="with --dev-fraction: stop after this many evaluations without improvement",
+    )
+    p.add_argument("--teacher", default=None, help="distil from this NLI model (path or hub id)")
+    p.add_argument(
+        "--teacher-probs", default=None, help="distil from saved teacher probabilities (.npz)"
+    )
+    p.add_argument(
+        "--distill-alpha",
+        type=float,
+        default=0.5,
+        help="weight of the gold-label loss; 1 - alpha goes to KL(teacher || student)",
+    )
+    p.add_argument(
+        "--unlabelled",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with a teacher: add N unlabelled pairs made from the training premises",
+    )
+    p.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop after this much training, with a checkpoint; the same command resumes",
+    )
     p.add_argument("--save-steps", type=int, default=500)
     p.add_argument("--logging-steps", type=int, default=50)
     p.add_argument("--eval-limit", type=int, default=None, help="rows per eval file")
@@ -67,8 +119,25 @@ def run(args: argparse.Namespace) -> int:
         save_fp16=args.save_fp16,
         device=args.device,
         num_workers=args.num_workers,
+        multi_fact=args.multi_fact,
+        structured=args.structured,
+        dev_fraction=args.dev_fraction,
+        dev_seed=args.dev_seed,
+        early_stopping_patience=args.early_stopping_patience,
+        teacher=args.teacher,
+        teacher_probs=args.teacher_probs,
+        distill_alpha=args.distill_alpha,
+        unlabelled=args.unlabelled,
+        time_budget_s=args.time_budget,
     )
     summary = train(cfg)
+    if summary.get("stopped_by_time_budget"):
+        print(
+            f"stopped by --time-budget at step {summary['global_steps']}; "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 0
     print(
         f"trained {summary['global_steps']} steps on {summary['rows_total']:,} rows "
         f"in {summary['wall_seconds_this_run']:.0f} s; model in {args.output_dir}/model",

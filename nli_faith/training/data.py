@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from nli_faith.errors import E_DATA_FIELD, E_DATA_LABEL, DataError
+from nli_faith.errors import E_DATA_FIELD, E_DATA_LABEL, E_DEV_FRACTION, DataError
 
 #: Training targets. 0..2 are the 3-way classes in canonical order; 3 marks a
 #: binary ``not_entailment`` row, whose loss is on P(neutral) + P(contradiction).
@@ -64,3 +64,30 @@ def expand_paths(paths: list[str | Path]) -> list[Path]:
     for p in map(Path, paths):
         out.extend(sorted(p.glob("*.jsonl")) if p.is_dir() else [p])
     return out
+
+
+def split_dev(
+    rows: list[NLIExample], *, fraction: float, seed: int = 7
+) -> tuple[list[NLIExample], list[NLIExample]]:
+    """A seeded development split carved from training rows, by premise.
+
+    Every row of a premise goes to the same side, so a sibling hypothesis of a
+    development premise never leaks into training. Evaluation files are never
+    used for model selection: this split is.
+
+    >>> rows = [NLIExample(f"premise {i}", "h", 0) for i in range(1000)]
+    >>> train, dev = split_dev(rows, fraction=0.1)
+    >>> len(train) + len(dev), 60 < len(dev) < 140
+    (1000, True)
+    """
+    if not 0 <= fraction < 1:
+        raise ValueError(E_DEV_FRACTION.format(fraction=fraction))
+    import hashlib
+
+    cut = int(fraction * 2**32)
+    train: list[NLIExample] = []
+    dev: list[NLIExample] = []
+    for r in rows:
+        h = int.from_bytes(hashlib.sha1(f"{seed}\x1f{r.premise}".encode()).digest()[:4], "big")
+        (dev if h < cut else train).append(r)
+    return train, dev

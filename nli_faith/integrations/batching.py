@@ -1,0 +1,165 @@
+"""What both adapters share: one scorer per set of options, and a batcher with a cache.
+
+Evaluation frameworks call a metric once per test case, often from many coroutines at
+once. :class:`Batcher` turns those calls into few :meth:`FaithfulnessScorer.score_batch`
+runs: :meth:`Batcher.score_many` scores a whole list in one run, and
+:meth:`Batcher.ascore` collects the records of every coroutine waiting at the same
+time and scores them in one run. Results are cached by record content, so a second
+metric on the same scorer (strict, then lenient) costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from nli_faith.errors import E_EXTRA_MISSING, E_SCORER_AND_OPTIONS, MissingDependencyError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.results import FaithfulnessResult
+    from nli_faith.scorer import FaithfulnessScorer
+
+#: Results kept per scorer (least recently used go first).
+CACHE_SIZE = 100_000
+#: Event-loop turns without a new record before the waiting records are scored: enough
+#: for the coroutines a finished batch releases (through semaphores) to queue theirs.
+SETTLE_TURNS = 3
+
+_scorers: dict[str, FaithfulnessScorer] = {}
+_batchers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def import_optional(package: str, *, extra: str, what: str) -> Any:
+    """Import an optional package, or raise a clear error naming the extra to install."""
+    import importlib
+
+    try:
+        return importlib.import_module(package)
+    except ImportError as err:
+        raise MissingDependencyError(
+            E_EXTRA_MISSING.format(what=what, package=package, extra=extra, error=err)
+        ) from err
+
+
+def resolve_scorer(
+    scorer: FaithfulnessScorer | None, nli_model: str, options: Mapping[str, Any]
+) -> FaithfulnessScorer:
+    """``scorer`` itself, or the process-wide scorer built with these options.
+
+    Frameworks build a metric per test case (DeepEval copies metrics for each one), so
+    the model is loaded once per distinct set of options, not once per metric.
+    """
+    if scorer is not None:
+        if options or nli_model != "default":
+            names = ", ".join(
+                sorted({*options, *(["nli_model"] if nli_model != "default" else [])})
+            )
+            raise ValueError(E_SCORER_AND_OPTIONS.format(names=names))
+        return scorer
+    from nli_faith.scorer import FaithfulnessScorer
+
+    key = json.dumps([nli_model, dict(options)], sort_keys=True, default=repr)
+    with _lock:
+        if key not in _scorers:
+            _scorers[key] = FaithfulnessScorer(nli_model, **options)
+        return _scorers[key]
+
+
+def batcher_for(scorer: FaithfulnessScorer) -> Batcher:
+    """The one :class:`Batcher` of ``scorer`` (shared by every metric that uses it)."""
+    with _lock:
+        if scorer not in _batchers:
+            _batchers[scorer] = Batcher(scorer)
+        return _batchers[scorer]
+
+
+def record_key(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True, default=repr)
+
+
+class Batcher:
+    """Scores records through one scorer, many per ``score_batch`` run, with a result cache.
+
+    Example:
+        >>> from nli_faith import FaithfulnessScorer
+        >>> batcher = Batcher(FaithfulnessScorer(device="cpu"))
+        >>> recs = [{"response": "Paris is in France.", "context": "Paris, France."}] * 2
+        >>> [r.strict for r in batcher.score_many(recs)]  # one run, the duplicate once
+        [1.0, 1.0]
+    """
+
+    def __init__(self, scorer: FaithfulnessScorer, *, cache_size: int = CACHE_SIZE) -> None:
+        self.scorer = scorer
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, FaithfulnessResult] = OrderedDict()
+        self._pending: list[tuple[str, Mapping[str, Any], asyncio.Future]] = []
+        self._flusher: asyncio.Task | None = None
+
+    def cached(self, record: Mapping[str, Any]) -> FaithfulnessResult | None:
+        """The cached result of ``record``, if it was scored already."""
+        key = record_key(record)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+        return hit
+
+    def score_many(self, records: Sequence[Mapping[str, Any]]) -> list[FaithfulnessResult]:
+        """Score the records not cached yet in one ``score_batch`` run; all results in order."""
+        keys = [record_key(r) for r in records]
+        found: dict[str, FaithfulnessResult] = {}
+        todo: dict[str, Mapping[str, Any]] = {}
+        for key, rec in zip(keys, records):
+            if key in found or key in todo:
+                continue
+            hit = self._cache.get(key)
+            if hit is None:
+                todo[key] = rec
+            else:
+                found[key] = hit
+        if todo:
+            for key, result in zip(todo, self.scorer.score_batch(list(todo.values()))):
+                found[key] = result
+                self._cache[key] = result
+                self._cache.move_to_end(key)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return [found[key] for key in keys]
+
+    async def ascore(self, record: Mapping[str, Any]) -> FaithfulnessResult:
+        """Score one record together with every record other coroutines are waiting on."""
+        hit = self.cached(record)
+        if hit is not None:
+            return hit
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._pending.append((record_key(record), record, future))
+        flusher = self._flusher
+        if flusher is None or flusher.done() or flusher.get_loop() is not loop:
+            self._flusher = loop.create_task(self._flush_when_settled())
+        return await future
+
+    async def _flush_when_settled(self) -> None:
+        quiet, seen = 0, len(self._pending)
+        while quiet < SETTLE_TURNS:
+            await asyncio.sleep(0)
+            quiet = quiet + 1 if len(self._pending) == seen else 0
+            seen = len(self._pending)
+        loop = asyncio.get_running_loop()  # records left by a loop that stopped are dropped
+        batch = [p for p in self._pending if p[2].get_loop() is loop and not p[2].done()]
+        self._pending = []
+        try:
+            results = self.score_many([rec for _, rec, _ in batch])
+        except Exception as err:  # hand the error to every waiting caller
+            for _, _, future in batch:
+                if not future.done():
+                    future.set_exception(err)
+            return
+        for (_, _, future), result in zip(batch, results):
+            if not future.done():
+                future.set_result(result)
