@@ -18,8 +18,11 @@ measured on the NLI matrices themselves (the model's raw output, before results 
 from __future__ import annotations
 
 import argparse
+import fcntl
+import json
 import os
 import random
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -102,6 +105,7 @@ def measure(
 
 
 def render(result: dict[str, Any]) -> str:
+    dirty = result["git"].get("library_or_models_modified")
     lines = [
         "# Batch invariance: a record's verdicts alone and among other records",
         "",
@@ -109,7 +113,8 @@ def render(result: dict[str, Any]) -> str:
         f"({result['records']} records, {result['per_set']} from each visible faithfulness set; "
         f"each also scored shuffled among {result['fillers']} other records in "
         f"`score_batch` groups of {result['group']}, {result['shuffles']} shuffles; commit "
-        f"{result['git'].get('head')}; CPU: {result['cpu'].get('model')}; torch threads "
+        f"{result['git'].get('head')}{' + uncommitted changes' if dirty else ''}; CPU: "
+        f"{result['cpu'].get('model_name')}; torch threads "
         f"{result['threads']}).",
         "",
         "| set-up | weights | pairs per forward | claims compared | verdict flips | "
@@ -121,6 +126,27 @@ def render(result: dict[str, Any]) -> str:
             f"| {r['setup']} | {r['dtype']} | {r['batch_size']} | {r['comparisons']} | "
             f"{r['verdict flips']} | {r['max probability difference']:.2g} |"
         )
+    before_path = RESULTS_DIR / "batch_invariance_before_fix.json"
+    if before_path.exists():
+        before = json.loads(before_path.read_text())
+        lines += [
+            "",
+            f"Before the padding fix ({before['note']}): each pair was padded to its "
+            "batch's longest pair, so its padded width depended on its batch mates:",
+            "",
+            "| set-up | verdict flips | max probability difference |",
+            "|---|---:|---:|",
+        ]
+        lines += [
+            f"| {r['setup']} | {r['verdict flips']} | {r['max probability difference']:.2g} |"
+            for r in before["setups"]
+        ]
+        lines += [
+            "",
+            "Now (`NLIModel`, `PAD_MULTIPLE`) each pair is padded to its own length rounded "
+            "up to a multiple of 32 and a forward pass holds pairs of one width only; the "
+            "number of rows in a pass does not change a row's output (measured 0.0 in bf16).",
+        ]
     lines += [
         "",
         "Probability difference: the largest absolute difference in any of the three "
@@ -142,7 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--setups", nargs="*", default=list(SETUPS), choices=list(SETUPS))
     p.add_argument("--threads", default=None, help="torch threads (default: all allowed)")
     p.add_argument("--out", type=Path, default=RESULTS_DIR / "batch_invariance.json")
+    p.add_argument("--render", action="store_true", help="only re-render the .md from --out")
     args = p.parse_args(argv)
+    if args.render:
+        args.out.with_suffix(".md").write_text(render(json.loads(args.out.read_text())) + "\n")
+        return 0
     if args.threads:
         os.environ["OMP_NUM_THREADS"] = args.threads
     sample = spaced_sample(args.data_dir, 2 * args.per_set)
@@ -163,10 +193,22 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name in args.setups:
         r = measure(name, SETUPS[name], records, fillers, group=args.group, shuffles=args.shuffles)
-        print(r)
+        print(r, flush=True)
         result["setups"].append(r)
-    write_json(args.out, result)
-    args.out.with_suffix(".md").write_text(render(result) + "\n")
+    # Set-ups may be measured by separate runs (in parallel): merge with those already there.
+    with open(Path(tempfile.gettempdir()) / "nli-faith-batch-invariance.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if args.out.exists():
+            old = json.loads(args.out.read_text())
+            same = {k: old.get(k) for k in ("per_set", "group", "shuffles")}
+            if same == {k: result[k] for k in same}:
+                done = {r["setup"] for r in result["setups"]}
+                kept = [r for r in old["setups"] if r["setup"] not in done]
+                result["setups"] = sorted(
+                    kept + result["setups"], key=lambda r: list(SETUPS).index(r["setup"])
+                )
+        write_json(args.out, result)
+        args.out.with_suffix(".md").write_text(render(result) + "\n")
     print(render(result))
     return 0
 

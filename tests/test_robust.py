@@ -249,3 +249,21 @@ def test_fit_spans_follow_a_cleaned_claim_into_the_response():
         span = response[c.start : c.end]
         assert c.text.split()[0] in span and c.text.split()[-1].strip("`") in span
     assert response[fitted.claims[0].start :].startswith("Alpha")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_pairs_probabilities_do_not_depend_on_its_batch_mates(dtype):
+    """Padded to its own bucket, not to its batch's longest pair: bf16 moved ~1e-2 before."""
+    import numpy as np
+
+    from nli_faith.nli.model import NLIModel
+
+    nli = NLIModel("default", device="cpu", dtype=dtype, batch_size=4)
+    pairs = [
+        (" ".join(_WORDS[: 3 + 7 * k]) + ".", "The client retries the call.") for k in range(10)
+    ]
+    together = nli.predict(pairs)
+    alone = np.concatenate([nli.predict([p]) for p in pairs])
+    reversed_ = nli.predict(pairs[::-1])[::-1]
+    assert np.abs(together - alone).max() <= 1e-5
+    assert np.abs(together - reversed_).max() <= 1e-5
