@@ -105,6 +105,41 @@ E_ONNX_EXPORT = (
 # Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
 E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({flag})."
 
+# Confidence bands and the LLM-judge cascade (nli_faith.scoring.bands, nli_faith.judge).
+E_BAND_ORDER = "band_low ({low}) must not be above band_high ({high})."
+E_MERGE_JSON = "{path}:{line}: not valid JSON: {error}."
+E_MERGE_FIELD = "{path}:{line}: field '{field}' is missing or not {kind}."
+E_MERGE_UNKNOWN = (
+    "{path}:{line}: no claim {claim_index} in record line {record_line}"
+    "{id_part} of the scored file."
+)
+E_MERGE_VERDICT = (
+    "{path}:{line}: verdict {verdict!r} is not one of 'yes', 'no', 'idk'; "
+    "the claim is not merged (an unreadable verdict never counts as supported)."
+)
+E_MERGE_DUPLICATE = (
+    "{path}:{line}: claim {claim_index} of record line {record_line} is judged twice."
+)
+E_MERGE_CLAIM_TEXT = (
+    "{path}:{line}: the claim text differs from claim {claim_index} of record line "
+    "{record_line} in the scored file; was the judged file made from another scored file?"
+)
+E_JUDGE_VERDICT = "the judge answered {verdict!r}, not one of 'yes', 'no', 'idk'."
+E_JUDGE_REPLY = "the judge's reply is not the JSON asked for: {detail}."
+E_JUDGE_HTTP = "the judge endpoint answered HTTP {status}: {body}"
+E_JUDGE_GAVE_UP = "no usable verdict after {attempts} attempts; last error: {error}"
+E_JUDGE_TYPE = (
+    "judge must be a callable (claim, evidence_texts, question) -> 'yes' | 'no' | 'idk' "
+    "(sync or async) or an OpenAIJudge, got {type_name}."
+)
+E_JUDGE_KEY_ENV = "--api-key-env {var}: the environment variable is not set."
+E_CONCURRENCY = "concurrency must be at least 1, got {value!r}."
+E_MAX_ATTEMPTS = "max_attempts must be at least 1, got {value!r}."
+E_JUDGE_HTTPX = (
+    "OpenAIJudge needs the optional package 'httpx', which cannot be imported ({error}). "
+    'Install it with: pip install "nli-faith[judge]"'
+)
+
 # Training data (nli_faith.training): model issue.
 E_DEV_FRACTION = "dev_fraction must be in [0, 1), got {fraction}."
 E_TEACHER_BOTH = (

@@ -32,6 +32,16 @@ class ClaimVerdict:
     p_entail: float  # best entailment over all chunks
     p_contradict: float  # best contradiction over all chunks
     evidence: Evidence | None  # supporting chunk for yes/idk, contradicting chunk for no
+    #: How sure the NLI verdict is: "supported", "contradicted", "not_found" or "uncertain"
+    #: (nli_faith.scoring.bands); the verdict rule does not depend on it.
+    band: str = "uncertain"
+    settled: bool = False  # band is not "uncertain": no judge needed
+    source: str = "nli"  # "judge" once an LLM judge's verdict replaced the NLI one
+    judge_error: str | None = None  # the judge failed; the NLI verdict is kept
+    judge_reason: str | None = None  # the judge's explanation, when it gave one
+    #: For an uncertain claim: its most telling chunks (by entailment or contradiction),
+    #: best first, to show an LLM judge; empty for settled claims.
+    candidates: list[Evidence] = field(default_factory=list)
     #: With a reference answer, for a claim that is not ``yes``: hallucination or self_knowledge.
     reference_label: ReferenceLabel | None = None
 
@@ -54,6 +64,9 @@ class FaithfulnessResult:
     reason: str
     claims: list[ClaimVerdict] = field(default_factory=list)
     error: str | None = None  # set when the record could not be scored
+    n_uncertain: int = 0  # claims whose NLI band is "uncertain" (sent to a judge, if any)
+    n_judged: int = 0  # claims whose verdict came from the judge
+    n_judge_errors: int = 0  # uncertain claims the judge failed on (they keep the NLI verdict)
     #: With a reference answer (else None): share of all claims that are unsupported by
     #: the context and not entailed by the reference, and unsupported but entailed by it.
     hallucination_rate: float | None = None

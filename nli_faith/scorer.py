@@ -22,6 +22,14 @@ from nli_faith.errors import (
 )
 from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.scoring.bands import (
+    DEFAULT_BAND_HIGH,
+    DEFAULT_BAND_LOW,
+    BandThresholds,
+    assign_bands,
+    nearest_entailment,
+)
+from nli_faith.scoring.candidates import top_chunks
 from nli_faith.scoring.early_exit import first_candidates, settled_claims
 from nli_faith.scoring.isolate import describe, run_isolated
 from nli_faith.scoring.prefilter import coverage_similarity, make_prefilter
@@ -118,6 +126,15 @@ class FaithfulnessScorer:
             matrix cannot be re-aggregated with a higher ``entail_threshold``. With torch
             the two rounds batch pairs differently, so probabilities can move by padding
             noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
+        band_high: confidence band (``ClaimVerdict.band``): a ``yes`` whose best entailment,
+            or a ``no`` whose best contradiction, reaches this is settled (default 0.99).
+        band_low: an ``idk`` is settled as ``not_found`` when no chunk's entailment or
+            contradiction reaches this (default 0.3). Claims in neither band are
+            ``uncertain``: the ones worth sending to an LLM judge (``nli_faith.judge``).
+            The defaults were chosen on a design half of human claim labels
+            (``python -m benchmarks.cascade``). With ``early_exit`` a supported claim's
+            entailment may come from a lesser chunk, so it can be ``uncertain`` where the
+            full scan would settle it (more escalation, never less).
         limits: resource limits on one record (:class:`~nli_faith.records.Limits`: response
             and context characters, documents, claims after splitting); default ``Limits()``.
             A record past one is refused with an error naming the field and the limit:
@@ -156,6 +173,8 @@ class FaithfulnessScorer:
         prefilter_top_k: int | None = None,
         prefilter_model: str | None = None,
         early_exit: bool = False,
+        band_high: float = DEFAULT_BAND_HIGH,
+        band_low: float = DEFAULT_BAND_LOW,
         limits: Limits | None = None,
     ) -> None:
         from nli_faith.nli.model import NLIModel
@@ -187,6 +206,7 @@ class FaithfulnessScorer:
             keep_overlap=self.contradiction_overlap,
         )
         self.early_exit = early_exit
+        self.bands = BandThresholds(high=band_high, low=band_low)
         self.limits = Limits() if limits is None else limits
 
     # -- the expensive part ---------------------------------------------------
@@ -339,8 +359,10 @@ class FaithfulnessScorer:
         *,
         entail_threshold: float | None = None,
         contradict_threshold: float | None = None,
+        band_high: float | None = None,
+        band_low: float | None = None,
     ) -> FaithfulnessResult:
-        """Verdicts, scores and reason from a matrix; thresholds default to the scorer's."""
+        """Verdicts, bands, scores and reason from a matrix; thresholds default to the scorer's."""
         entail_threshold = self.entail_threshold if entail_threshold is None else entail_threshold
         if m.settled_at is not None and entail_threshold > m.settled_at:
             raise ValueError(
@@ -365,16 +387,27 @@ class FaithfulnessScorer:
         )
         verdicts = list(d.verdicts)
         scores = compute_scores(verdicts, d.p_entail)
+        thresholds = BandThresholds(
+            high=self.bands.high if band_high is None else band_high,
+            low=self.bands.low if band_low is None else band_low,
+        )
+        bands = assign_bands(
+            d.verdicts,
+            d.p_entail,
+            d.p_contradict,
+            nearest_entailment(m.probs, m.mask),
+            thresholds=thresholds,
+        )
         reason = explain(scores, verdicts, [c.text for c in m.claims])
         if m.claims and not m.chunks:
             reason = f"{E_CONTEXT_EMPTY} {reason}"
         claims_out = []
+        spans = [(c.doc_index, c.start, c.end) for c in m.chunks]
         for i, claim in enumerate(m.claims):
             j = int(d.evidence_chunk[i])
             ev = None
             if j >= 0 and m.chunks:
-                c = m.chunks[j]
-                ev = Evidence(text=c.text, doc_index=c.doc_index, start=c.start, end=c.end)
+                ev = _evidence(m.chunks[j])
             claims_out.append(
                 ClaimVerdict(
                     claim=claim.text,
@@ -384,6 +417,13 @@ class FaithfulnessScorer:
                     p_entail=round(float(d.p_entail[i]), 4),
                     p_contradict=round(float(d.p_contradict[i]), 4),
                     evidence=ev,
+                    band=str(bands[i]),
+                    settled=bool(bands[i] != "uncertain"),
+                    candidates=(
+                        []
+                        if bands[i] != "uncertain"
+                        else [_evidence(m.chunks[j]) for j in top_chunks(m.probs, m.mask, spans, i)]
+                    ),
                 )
             )
         return FaithfulnessResult(
@@ -396,6 +436,7 @@ class FaithfulnessScorer:
             n_idk=scores.n_idk,
             reason=reason,
             claims=claims_out,
+            n_uncertain=int((bands == "uncertain").sum()),
         )
 
     # -- presets ----------------------------------------------------------------
@@ -554,6 +595,10 @@ class FaithfulnessScorer:
                 reason=f"{out[k].reason} {explain_reference(rates)}",
             )
         return out
+
+
+def _evidence(chunk: Chunk) -> Evidence:
+    return Evidence(text=chunk.text, doc_index=chunk.doc_index, start=chunk.start, end=chunk.end)
 
 
 def error_result(message: str) -> FaithfulnessResult:

@@ -34,6 +34,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_scorer_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="no summary table on stderr")
+    p.add_argument(
+        "--escalate",
+        metavar="FILE",
+        default=None,
+        help="also write one JSONL line per uncertain claim (claim, question, best evidence "
+        "chunks) for an LLM judge; merge its verdicts back with `nli-faith merge`",
+    )
 
 
 def _read_lines(fh: IO[str]) -> Iterator[tuple[int, Any | RecordError]]:
@@ -51,6 +58,9 @@ def _output(lineno: int, raw: Any, result: FaithfulnessResult) -> dict[str, Any]
     out: dict[str, Any] = {"line": lineno}
     if isinstance(raw, dict) and "id" in raw:
         out["id"] = raw["id"]
+    question = _question(raw)
+    if question is not None:
+        out["question"] = question
     out |= result.to_dict()
     if result.error is None:
         out.pop("error")
@@ -60,6 +70,12 @@ def _output(lineno: int, raw: Any, result: FaithfulnessResult) -> dict[str, Any]
         for claim in out["claims"]:
             claim.pop("reference_label")
     return out
+
+
+def _question(raw: Any) -> str | None:
+    from nli_faith.judge.cascade import _question as question
+
+    return question(raw) if isinstance(raw, dict) else None
 
 
 def _json_line(out: dict[str, Any]) -> str:
@@ -108,6 +124,7 @@ def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
         ("claims supported (yes)", str(sum(r.n_yes for r in results))),
         ("claims contradicted (no)", str(sum(r.n_no for r in results))),
         ("claims not found (idk)", str(sum(r.n_idk for r in results))),
+        ("claims uncertain (for a judge)", str(sum(r.n_uncertain for r in results))),
     ]
     with_ref = [r for r in scored if r.hallucination_rate is not None]
     if with_ref:
@@ -126,6 +143,7 @@ def _summary(results: list[FaithfulnessResult], n_failed: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
+    from nli_faith.judge.io import write_escalation
     from nli_faith.scorer import error_result
     from nli_faith.scoring.isolate import describe
 
@@ -153,6 +171,11 @@ def run(args: argparse.Namespace) -> int:
             disable=args.no_progress or not sys.stderr.isatty(),
         )
         block: list[tuple[int, Any]] = []
+        escalate = (
+            stack.enter_context(open(args.escalate, "w", encoding="utf-8"))
+            if args.escalate
+            else None
+        )
 
         def flush() -> None:
             ok = [(n, raw) for n, raw in block if not isinstance(raw, RecordError)]
@@ -162,7 +185,10 @@ def run(args: argparse.Namespace) -> int:
                 if res.error is not None:
                     failed.append((lineno, res.error))
                 results.append(res)
-                dst.write(_json_line(_output(lineno, raw, res)))
+                line = _output(lineno, raw, res)
+                dst.write(_json_line(line))
+                if escalate is not None:
+                    write_escalation(escalate, line, res)
             dst.flush()
             bar.update(len(block))
             block.clear()

@@ -1,0 +1,91 @@
+"""Claim-level human labels and their cached NLI matrices, for the cascade benchmark.
+
+``qags_cnndm`` and ``qags_xsum`` carry per-sentence gold in ``claims`` (label 1 = the
+sentence is supported by the article). Each gold sentence is scored as one claim
+against the record's context with the default scorer's chunking; the full matrices
+(every chunk, no pre-filter, no early exit) are pickled once, so every band setting
+is a cheap re-aggregation.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .metrics import split_by_id
+
+#: The visible sets with per-sentence gold.
+CLAIM_SETS = ("qags_cnndm", "qags_xsum")
+
+
+@dataclass(frozen=True)
+class LabelledRecord:
+    """One response whose claims carry human labels (1 = supported)."""
+
+    set: str
+    id: str
+    context: list[str]
+    claims: list[str]
+    labels: list[int]
+
+
+def load_claim_records(data_dir: Path, sets: tuple[str, ...] = CLAIM_SETS) -> list[LabelledRecord]:
+    """Records of ``sets`` with at least one labelled claim, in file order."""
+    out = []
+    for name in sets:
+        with (data_dir / "faithfulness" / f"{name}.jsonl").open(encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                rec = json.loads(line)
+                claims = [c for c in rec.get("claims") or [] if c["text"].strip()]
+                if not claims:
+                    continue
+                out.append(
+                    LabelledRecord(
+                        set=name,
+                        id=rec["id"],
+                        context=list(rec["context"]),
+                        claims=[c["text"] for c in claims],
+                        labels=[int(c["label"]) for c in claims],
+                    )
+                )
+    return out
+
+
+def report_half(records: list[LabelledRecord]) -> np.ndarray:
+    """``True`` for records of the report half (seeded hash of the record id)."""
+    return split_by_id([r.id for r in records])
+
+
+def build_matrices(scorer, records: list[LabelledRecord], cache: Path | None) -> list[Any]:
+    """Full-scan NLI matrices, one per record, with the gold sentences as the claims.
+
+    Pickled in ``cache`` (keyed by the record ids and the claims), so a re-run is instant.
+    """
+    from nli_faith.scorer import NLIMatrix
+    from nli_faith.text.claims import Claim
+
+    key = [(r.set, r.id, tuple(r.claims)) for r in records]
+    if cache is not None and cache.exists():
+        with cache.open("rb") as fh:
+            saved = pickle.load(fh)
+        if saved["key"] == key:
+            return saved["mats"]
+    plans = []
+    for r in records:
+        claims = [Claim(text, 0, len(text)) for text in r.claims]
+        chunks = scorer.chunk(r.context, claims)
+        plans.append((claims, chunks, np.ones((len(claims), len(chunks)), dtype=bool)))
+    mats = scorer._fill(plans, True)
+    mats = [NLIMatrix(m.claims, m.chunks, m.probs, m.mask) for m in mats]
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with cache.open("wb") as fh:
+            pickle.dump({"key": key, "mats": mats}, fh)
+    return mats

@@ -1,0 +1,280 @@
+"""Judge verdicts back into results: pure functions, and the reading of judged JSONL.
+
+A judged claim takes the judge's verdict and ``source="judge"``; lenient, strict and
+the reason are recomputed with :func:`~nli_faith.scoring.scores.compute_scores` and
+:func:`~nli_faith.scoring.scores.explain`. ``soft`` stays the mean NLI entailment
+(a judge gives no probability). A claim whose judge failed keeps its NLI verdict and
+gets ``judge_error``; a failure never counts as ``yes``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nli_faith.errors import (
+    E_MERGE_CLAIM_TEXT,
+    E_MERGE_DUPLICATE,
+    E_MERGE_FIELD,
+    E_MERGE_JSON,
+    E_MERGE_UNKNOWN,
+    E_MERGE_VERDICT,
+    NliFaithError,
+)
+from nli_faith.judge.prompt import VERDICTS
+from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.scoring.reference import explain_reference, reference_rates
+from nli_faith.scoring.scores import compute_scores, explain
+
+
+class MergeError(NliFaithError, ValueError):
+    """A judged line that cannot be merged (its message names the file and line)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the judge made of one claim: a verdict, or an error."""
+
+    verdict: str | None = None  # "yes" / "no" / "idk"; None when the judge failed
+    reason: str | None = None
+    error: str | None = None
+
+
+def apply_outcomes(
+    result: FaithfulnessResult, outcomes: Mapping[int, Outcome]
+) -> FaithfulnessResult:
+    """``result`` with the judge's outcomes (by claim index) merged in, scores recomputed.
+
+    Example:
+        >>> c = ClaimVerdict("It is red.", 0, 10, "idk", 0.4, 0.1, None)
+        >>> r = FaithfulnessResult(1.0, 0.0, 0.4, 1, 0, 0, 1, "...", [c], n_uncertain=1)
+        >>> m = apply_outcomes(r, {0: Outcome("no", "It is blue.")})
+        >>> m.lenient, m.strict, m.n_no, m.claims[0].source, m.n_judged
+        (0.0, 0.0, 1, 'judge', 1)
+    """
+    if result.error is not None or not outcomes:
+        return result
+    claims = list(result.claims)
+    for k, o in outcomes.items():
+        c = claims[k]
+        if o.verdict is not None:
+            if o.verdict not in VERDICTS:
+                raise ValueError(f"verdict {o.verdict!r} is not one of {VERDICTS}")
+            claims[k] = dataclasses.replace(
+                c, verdict=o.verdict, source="judge", judge_reason=o.reason, judge_error=None
+            )
+        else:
+            claims[k] = dataclasses.replace(c, judge_error=o.error or "the judge failed")
+    verdicts = [c.verdict for c in claims]
+    scores = compute_scores(verdicts, [c.p_entail for c in claims])
+    reason = explain(scores, verdicts, [c.claim for c in claims])
+    rates: dict[str, Any] = {}
+    if result.hallucination_rate is not None:
+        # checked against a reference answer: a claim the judge supports is no longer
+        # unsupported; one it turned from yes to no/idk was never checked (no label)
+        claims = [
+            dataclasses.replace(c, reference_label=None) if c.verdict == "yes" else c
+            for c in claims
+        ]
+        r = reference_rates([c.reference_label for c in claims])
+        rates = {
+            "hallucination_rate": r.hallucination_rate,
+            "self_knowledge_rate": r.self_knowledge_rate,
+        }
+        reason = f"{reason} {explain_reference(r)}"
+    return dataclasses.replace(
+        result,
+        lenient=scores.lenient,
+        strict=scores.strict,
+        soft=result.soft,  # a judge gives no probability: soft stays the NLI one
+        n_claims=scores.n_claims,
+        n_yes=scores.n_yes,
+        n_no=scores.n_no,
+        n_idk=scores.n_idk,
+        reason=reason,
+        claims=claims,
+        n_judged=sum(c.source == "judge" for c in claims),
+        n_judge_errors=sum(c.judge_error is not None for c in claims),
+        **rates,
+    )
+
+
+def _known(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def _evidence(data: Mapping[str, Any] | None) -> Evidence | None:
+    return None if data is None else Evidence(**_known(Evidence, data))
+
+
+def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
+    """A :class:`FaithfulnessResult` from its ``to_dict()`` form (extra keys ignored)."""
+    claims = []
+    for c in data.get("claims") or []:
+        fields = _known(ClaimVerdict, c)
+        fields["evidence"] = _evidence(c.get("evidence"))
+        fields["candidates"] = [_evidence(e) for e in c.get("candidates") or []]
+        claims.append(ClaimVerdict(**fields))
+    fields = _known(FaithfulnessResult, data)
+    fields["claims"] = claims
+    return FaithfulnessResult(**fields)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One judged line, checked."""
+
+    lineno: int  # line in the judged file
+    line: int  # record line in the scored file
+    claim_index: int
+    outcome: Outcome
+    claim: str | None = None
+    id: Any = None
+
+
+def read_judged(lines: Iterable[str], *, path: str = "judged") -> tuple[list[Judged], list[str]]:
+    """Parse judged JSONL lines: the good ones, and an error naming each bad line.
+
+    A line needs ``line`` and ``claim_index`` (integers) and either ``verdict``
+    (``yes`` / ``no`` / ``idk``) or ``judge_error`` (a string: the judge failed).
+    """
+    good: list[Judged] = []
+    errors: list[str] = []
+    for lineno, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            rec = json.loads(text)
+        except json.JSONDecodeError as err:
+            errors.append(E_MERGE_JSON.format(path=path, line=lineno, error=err.msg))
+            continue
+        if not isinstance(rec, dict):
+            errors.append(
+                E_MERGE_FIELD.format(path=path, line=lineno, field="line", kind="an integer")
+            )
+            continue
+        bad = next(
+            (
+                f
+                for f in ("line", "claim_index")
+                if not isinstance(rec.get(f), int) or isinstance(rec.get(f), bool)
+            ),
+            None,
+        )
+        if bad is not None:
+            errors.append(
+                E_MERGE_FIELD.format(path=path, line=lineno, field=bad, kind="an integer")
+            )
+            continue
+        verdict, error = rec.get("verdict"), rec.get("judge_error")
+        if verdict is None and isinstance(error, str):
+            outcome = Outcome(error=error)
+        elif isinstance(verdict, str) and verdict.strip().lower() in VERDICTS:
+            reason = rec.get("reason")
+            outcome = Outcome(
+                verdict=verdict.strip().lower(),
+                reason=reason if isinstance(reason, str) and reason else None,
+            )
+        else:
+            errors.append(E_MERGE_VERDICT.format(path=path, line=lineno, verdict=verdict))
+            continue
+        claim = rec.get("claim")
+        good.append(
+            Judged(
+                lineno=lineno,
+                line=rec["line"],
+                claim_index=rec["claim_index"],
+                outcome=outcome,
+                claim=claim if isinstance(claim, str) else None,
+                id=rec.get("id"),
+            )
+        )
+    return good, errors
+
+
+def merge_scored(
+    scored: list[dict[str, Any]], judged: list[Judged], *, path: str = "judged"
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Merge checked judged lines into scored lines (``nli-faith score`` output).
+
+    Returns the merged lines (one per scored line, in order) and an error for each
+    judged line naming an unknown record or claim, a different claim text, or a claim
+    judged twice; those lines are not merged.
+    """
+    by_line = {rec.get("line"): k for k, rec in enumerate(scored)}
+    per_record: dict[int, dict[int, Outcome]] = {}
+    errors: list[str] = []
+    for j in judged:
+        k = by_line.get(j.line)
+        rec = scored[k] if k is not None else None
+        n = len(rec.get("claims") or []) if rec is not None and not rec.get("error") else 0
+        where = {
+            "path": path,
+            "line": j.lineno,
+            "claim_index": j.claim_index,
+            "record_line": j.line,
+        }
+        if (
+            rec is None
+            or not 0 <= j.claim_index < n
+            or (j.id is not None and rec.get("id") != j.id)
+        ):
+            id_part = f" (id {j.id!r})" if j.id is not None else ""
+            errors.append(E_MERGE_UNKNOWN.format(**where, id_part=id_part))
+            continue
+        if j.claim is not None and j.claim != rec["claims"][j.claim_index]["claim"]:
+            errors.append(E_MERGE_CLAIM_TEXT.format(**where))
+            continue
+        outcomes = per_record.setdefault(k, {})
+        if j.claim_index in outcomes:
+            errors.append(E_MERGE_DUPLICATE.format(**where))
+            continue
+        outcomes[j.claim_index] = j.outcome
+    merged = []
+    for k, rec in enumerate(scored):
+        if k not in per_record:
+            merged.append(rec)
+            continue
+        result = apply_outcomes(result_from_dict(rec), per_record[k])
+        merged.append(scored_line(rec, result))
+    return merged, errors
+
+
+def scored_line(original: Mapping[str, Any], result: FaithfulnessResult) -> dict[str, Any]:
+    """``original``'s keys that are not the result's (line, id, question...), then the result.
+
+    A ``None`` field the original line left out (``error``, ``hallucination_rate``, a
+    claim's ``reference_label``...) stays out, so the line keeps the shape it had.
+    """
+    names = {f.name for f in dataclasses.fields(FaithfulnessResult)}
+    out = {k: v for k, v in original.items() if k not in names}
+    for k, v in result.to_dict().items():
+        if v is not None or k in original:
+            out[k] = v
+    before = original.get("claims") or []
+    for k, claim in enumerate(out.get("claims") or []):
+        was = before[k] if k < len(before) else {}
+        for name in [n for n, v in claim.items() if v is None and n not in was]:
+            claim.pop(name)
+    return out
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """Every non-blank line of a JSONL file made by nli-faith (``MergeError`` on bad JSON)."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            try:
+                out.append(json.loads(text))
+            except json.JSONDecodeError as err:
+                raise MergeError(
+                    E_MERGE_JSON.format(path=path, line=lineno, error=err.msg)
+                ) from err
+    return out
