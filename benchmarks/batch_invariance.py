@@ -106,6 +106,8 @@ def measure(
 
 def render(result: dict[str, Any]) -> str:
     dirty = result["git"].get("library_or_models_modified")
+    later = result["git"].get("committed_as")
+    committed = f" (since committed as {later})" if later else ""
     lines = [
         "# Batch invariance: a record's verdicts alone and among other records",
         "",
@@ -113,7 +115,9 @@ def render(result: dict[str, Any]) -> str:
         f"({result['records']} records, {result['per_set']} from each visible faithfulness set; "
         f"each also scored shuffled among {result['fillers']} other records in "
         f"`score_batch` groups of {result['group']}, {result['shuffles']} shuffles; commit "
-        f"{result['git'].get('head')}{' + uncommitted changes' if dirty else ''}; CPU: "
+        f"{result['git'].get('head')}{' + uncommitted changes' if dirty else ''}"
+        f"{committed}"
+        f"; CPU: "
         f"{result['cpu'].get('model_name')}; torch threads "
         f"{result['threads']}).",
         "",
@@ -131,7 +135,7 @@ def render(result: dict[str, Any]) -> str:
         before = json.loads(before_path.read_text())
         lines += [
             "",
-            f"Before the padding fix ({before['note']}): each pair was padded to its "
+            f"Before the padding fix ({before['note']}) each pair was padded to its "
             "batch's longest pair, so its padded width depended on its batch mates:",
             "",
             "| set-up | verdict flips | max probability difference |",
@@ -144,8 +148,9 @@ def render(result: dict[str, Any]) -> str:
         lines += [
             "",
             "Now (`NLIModel`, `PAD_MULTIPLE`) each pair is padded to its own length rounded "
-            "up to a multiple of 32 and a forward pass holds pairs of one width only; the "
-            "number of rows in a pass does not change a row's output (measured 0.0 in bf16).",
+            "up to a multiple of 32 and a forward pass holds pairs of one width only (the "
+            "table above); what is left in fp32 is float rounding from the number of rows in "
+            "a pass.",
         ]
     lines += [
         "",
