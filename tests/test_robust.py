@@ -260,7 +260,8 @@ def test_a_pairs_probabilities_do_not_depend_on_its_batch_mates(dtype):
 
     nli = NLIModel("default", device="cpu", dtype=dtype, batch_size=4)
     pairs = [
-        (" ".join(_WORDS[: 3 + 7 * k]) + ".", "The client retries the call.") for k in range(10)
+        (" ".join((_WORDS * 5)[: 3 + 9 * k]) + ".", "The client retries the call.")
+        for k in range(10)
     ]
     together = nli.predict(pairs)
     alone = np.concatenate([nli.predict([p]) for p in pairs])
