@@ -161,6 +161,33 @@ E_LONG_CLAIMS = (
 )
 E_RECORD_FAILED = "{type_name}: {message}"
 
+
+# Calibration and thresholds files (issue 13: nli_faith.scoring.calibrate, .thresholds).
+class ThresholdsError(NliFaithError, ValueError):
+    """A thresholds file is malformed, or was calibrated for another model."""
+
+
+E_THRESHOLDS_MODEL = (
+    "{path} was calibrated for model {expected!r} (weights sha256 {expected_sha}), but this "
+    "scorer runs {actual!r} (weights sha256 {actual_sha}); thresholds do not carry over between "
+    "models. Score with that model (--model {given}) or calibrate again for this one."
+)
+E_THRESHOLDS_FILE = "{path}: not a thresholds file written by `nli-faith calibrate` ({problem})."
+E_THRESHOLDS_SCORE = "the decision score must be one of {allowed}, got {score!r}."
+E_LABEL = "{where}: field 'label' must be 1 (faithful) or 0 (not faithful), got {value!r}."
+E_CLAIM_LABELS = (
+    '{where}: field \'claims\' must be a list of {{"text": str, "label": 0 or 1}}; '
+    "item {index} is not ({problem})."
+)
+E_CALIBRATION_CLASSES = (
+    "calibration needs both faithful (label 1) and unfaithful (label 0) records in each half; "
+    "got {n_pos} faithful and {n_neg} unfaithful usable records in all."
+)
+E_TARGET_PRECISION = "--target-precision must be in (0, 1], got {value!r}."
+E_REPORT_LINE = "{path}:{line}: not a JSON object written by `nli-faith score`."
+E_REPORT_JOIN = (
+    "{path}:{line}: its input line {key} is not in {inputs}; pass the file that was scored."
+)
 # Integrations (nli_faith.integrations: DeepEval and RAGAS metrics).
 E_EXTRA_MISSING = (
     "{what} needs the optional package {package!r}, which cannot be imported ({error}). "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,11 +42,12 @@ from nli_faith.scoring.verdicts import (
     check_threshold,
     decide,
 )
+from nli_faith.text.align import align_premise
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
 from nli_faith.text.claims import Claim, ClaimSplitter
 from nli_faith.text.fit import fit_claims
 from nli_faith.text.lexical import overlap_mask
-from nli_faith.text.numerals import number_support_mask
+from nli_faith.text.numerals import number_support_mask, quantity_mismatch
 
 logger = logging.getLogger(__name__)
 
@@ -208,6 +210,8 @@ class FaithfulnessScorer:
         self.early_exit = early_exit
         self.bands = BandThresholds(high=band_high, low=band_low)
         self.limits = Limits() if limits is None else limits
+        #: Calibrated thresholds (:meth:`from_thresholds`), for :meth:`passes`; else None.
+        self.thresholds = None
 
     # -- the expensive part ---------------------------------------------------
 
@@ -223,6 +227,8 @@ class FaithfulnessScorer:
         return max(16, min(budget, self.chunk_tokens or budget))
 
     def _token_offsets(self, text: str) -> list[tuple[int, int]]:
+        # verbose=False: an over-long sentence is split by the chunker, which says so;
+        # transformers' own "Token indices sequence length" warning would only confuse
         enc = self.nli.tokenizer(
             text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
         )
@@ -290,7 +296,8 @@ class FaithfulnessScorer:
         pairs: list[tuple[str, str]] = []
         for (claims, chunks, _), mask in zip(plans, masks):
             for i, j in zip(*np.nonzero(mask)):
-                pairs.append((chunks[j].text, claims[i].text))
+                claim = claims[i].text
+                pairs.append((align_premise(chunks[j].text, claim), claim))
         if not pairs:
             return
         flat = self.nli.predict(pairs, show_progress_bar=progress)
@@ -368,11 +375,12 @@ class FaithfulnessScorer:
             raise ValueError(
                 E_EARLY_EXIT_THRESHOLD.format(requested=entail_threshold, settled=m.settled_at)
             )
-        support = contra = None
+        support = contra = differs = None
         if m.claims and m.chunks:
             claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
             if self.number_check:
                 support = number_support_mask(claims, chunks)
+                differs = quantity_mismatch(claims, chunks)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
         d = decide(
@@ -380,6 +388,7 @@ class FaithfulnessScorer:
             mask=m.mask,
             support_mask=support,
             contradict_mask=contra,
+            number_contradict=differs,
             entail_threshold=entail_threshold,
             contradict_threshold=(
                 self.contradict_threshold if contradict_threshold is None else contradict_threshold
@@ -456,6 +465,55 @@ class FaithfulnessScorer:
             'no'
         """
         return cls(model, **{**GUARDRAIL_OPTIONS, **options})
+
+    @classmethod
+    def from_thresholds(
+        cls, path: str | Path, model: str | None = None, **options: Any
+    ) -> FaithfulnessScorer:
+        """A scorer with the thresholds ``nli-faith calibrate`` saved in ``path``.
+
+        ``model`` defaults to the one the file was calibrated for; other weights are a
+        :class:`~nli_faith.errors.ThresholdsError`. ``options`` are passed on (and win
+        over the file's). :meth:`passes` then applies the file's record-level gate.
+
+        Example:
+            >>> scorer = FaithfulnessScorer.from_thresholds("thresholds.json")  # doctest: +SKIP
+            >>> r = scorer.score("The sky is blue.", "The sky is blue.")  # doctest: +SKIP
+            >>> scorer.passes(r)  # doctest: +SKIP
+            True
+        """
+        from nli_faith.scoring.thresholds import Thresholds
+
+        th = Thresholds.load(path)
+        scorer = cls(th.model.model if model is None else model, **{**th.options, **options})
+        th.check_model(scorer.nli, source=str(path))
+        scorer.thresholds = th
+        return scorer
+
+    def passes(self, result: FaithfulnessResult) -> bool | None:
+        """The calibrated record-level decision (``thresholds.decision``): is ``result``
+        faithful? ``None`` without thresholds, or when the result has no score."""
+        return None if self.thresholds is None else self.thresholds.decision.passes(result)
+
+    def matrix_batch(
+        self, records: Sequence[Mapping[str, Any] | Record], *, show_progress_bar: bool = False
+    ) -> list[NLIMatrix | Exception]:
+        """The NLI matrices of many records, in one model pass (what :meth:`score_batch`
+        aggregates); a record that cannot be parsed or scored gets its exception in place.
+
+        Calibration builds these once and re-aggregates them for every candidate threshold.
+        """
+        plans: dict[int, tuple[list, list, np.ndarray]] = {}
+        out: dict[int, NLIMatrix | Exception] = {}
+        for k, rec in enumerate(records):
+            try:
+                r = parse_record(rec, limits=self.limits)
+                plans[k] = self._plan(r.response, r.context, record=f"record {k}")
+            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                out[k] = err
+        filled = run_isolated(lambda ps: self._fill(ps, show_progress_bar), list(plans.values()))
+        out.update(zip(plans, filled))
+        return [out[k] for k in range(len(records))]
 
     # -- facade -----------------------------------------------------------------
 

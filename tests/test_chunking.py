@@ -125,3 +125,20 @@ def test_sentence_members_map_windows_to_their_sentences():
             assert inside == [s for s in spans if chunk.start <= s[0] and s[1] <= chunk.end]
     other_doc = Chunk("x", 1, 0, 1)
     assert sentence_members([*chunks, other_doc])[-1] == [len(chunks)]
+
+
+def test_a_heading_is_context_for_the_sentences_under_it():
+    doc = (
+        "# Plans\n\n## Gold tier\nThe annual fee is $120. Gold members get 4 lounge visits.\n\n"
+        "## Silver tier\nThe annual fee is $60."
+    )
+    chunks = chunk_documents([doc], budget=60, count_tokens=count_words, token_offsets=word_offsets)
+    alone = {doc[c.start : c.end]: c.text for c in chunks if "\n" not in doc[c.start : c.end]}
+    assert alone["The annual fee is $120."] == "Gold tier: The annual fee is $120."
+    assert alone["The annual fee is $60."] == "Silver tier: The annual fee is $60."
+    # a sentence that already names its subject, and the headings themselves, stay as written
+    assert alone["Gold members get 4 lounge visits."] == "Gold members get 4 lounge visits."
+    assert alone["## Gold tier"] == "## Gold tier"
+    # windows are the verbatim text
+    window = max(chunks, key=lambda c: c.end - c.start)
+    assert window.text == doc[window.start : window.end]

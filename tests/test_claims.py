@@ -371,3 +371,36 @@ def test_parser_missing_for_unknown_pipeline() -> None:
 def test_sentence_mode_needs_no_parser() -> None:
     splitter = ClaimSplitter(granularity="sentence", spacy_model="no_such_pipeline_xyz")
     assert texts(splitter.split("The box is small.")) == ["The box is small."]
+
+
+def test_a_markdown_table_in_the_answer_gives_one_claim_per_row(splitter: ClaimSplitter) -> None:
+    response = (
+        "Here are the plans:\n\n| Plan | Price | Seats |\n|---|---|---|\n"
+        "| Pro | $20 | 5 |\n| Team | $50 | 20 |\n\nBoth include support."
+    )
+    claims = splitter.split(response)
+    assert texts(claims) == [
+        "Plan Pro: price $20; seats 5.",
+        "Plan Team: price $50; seats 20.",
+        "Both include support.",
+    ]
+    assert [response[c.start : c.end] for c in claims[:2]] == [
+        "| Pro | $20 | 5 |",
+        "| Team | $50 | 20 |",
+    ]
+    assert not any("|" in c.text or "---" in c.text for c in claims)
+
+
+def test_json_in_the_answer_is_read_as_claims(splitter: ClaimSplitter) -> None:
+    response = 'The figures are below.\n{"revenue_2023": "$383.3 billion", "employees": 161000}'
+    claims = splitter.split(response)
+    assert texts(claims) == [
+        "The figures are below.",
+        "Revenue 2023 $383.3 billion; employees 161000.",
+    ]
+    assert response[claims[1].start : claims[1].end].startswith('{"revenue_2023"')
+
+
+def test_malformed_json_in_the_answer_stays_text(splitter: ClaimSplitter) -> None:
+    for response in ("The config is {'a': 1} today.", 'The config is {"a": 1,} today.'):
+        assert texts(splitter.split(response)) == [response]

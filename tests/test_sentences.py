@@ -286,3 +286,31 @@ def test_import_does_not_load_spacy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_one_item_per_line_web_text_ends_a_sentence_at_every_line() -> None:
+    lines = [
+        "Our products",
+        "Cloud storage for teams of every size across the whole world today",
+        "Backup and restore for laptops, phones and servers in a single place",
+        "Pricing starts at five dollars a month for each member of the team",
+        "Contact us",
+    ]
+    assert sents("\n".join(lines)) == lines
+
+
+def test_a_hard_wrapped_paragraph_stays_joined_even_before_a_capital() -> None:
+    text = (
+        "The committee agreed that the budget for the next two years should be\n"
+        "raised, and it asked the board of the company to approve the new plan\n"
+        "Before the end of the year the board will meet again to vote on it."
+    )
+    assert sents(text) == [text]
+
+
+def test_a_line_ending_open_continues_into_the_next() -> None:
+    text = "Refunds are paid to the\nCard used for the purchase.\nShipping is free"
+    assert sents(text) == [
+        "Refunds are paid to the\nCard used for the purchase.",
+        "Shipping is free",
+    ]

@@ -15,7 +15,7 @@ from importlib import import_module
 from nli_faith import __version__
 
 #: Sub-command modules, in ``--help`` order.
-COMMANDS = ("score", "train", "merge", "judge")
+COMMANDS = ("score", "calibrate", "report", "merge", "judge", "train")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from typing import Any
 
 
@@ -123,7 +124,13 @@ def scorer_from_args(args: argparse.Namespace):
     if args.guardrail:
         setup.update(GUARDRAIL_OPTIONS)
     setup.update({k: v for k, v in explicit.items() if v is not None})
-    return FaithfulnessScorer(
+    thresholds = getattr(args, "thresholds", None)
+    build = (
+        FaithfulnessScorer
+        if thresholds is None
+        else partial(FaithfulnessScorer.from_thresholds, thresholds)
+    )
+    return build(
         args.model,
         device=args.device,
         onnx_quantize=not args.onnx_fp32,
@@ -132,4 +139,16 @@ def scorer_from_args(args: argparse.Namespace):
         limits=limits_from_args(args),
         **setup,
         **options,
+    )
+
+
+def add_thresholds_option(p: argparse.ArgumentParser) -> None:
+    """``--thresholds FILE``: thresholds saved by ``nli-faith calibrate`` (same --model)."""
+    p.add_argument(
+        "--thresholds",
+        default=None,
+        metavar="FILE",
+        help="thresholds saved by `nli-faith calibrate` (for the same --model): its "
+        "entail/contradict thresholds, and a 'faithful' field per record from its gate; "
+        "--entail-threshold / --contradict-threshold given explicitly still apply",
     )

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import IO, Any
 
-from nli_faith.cli.options import add_scorer_options, scorer_from_args
+from nli_faith.cli.options import add_scorer_options, add_thresholds_option, scorer_from_args
 from nli_faith.errors import E_BAD_JSON, NliFaithError, RecordError
 from nli_faith.results import FaithfulnessResult
 
@@ -32,6 +32,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help="JSONL file, or - for standard input")
     p.add_argument("-o", "--output", default="-", help="output JSONL file (default: stdout)")
     add_scorer_options(p)
+    add_thresholds_option(p)
+    p.add_argument(
+        "--report",
+        default=None,
+        metavar="HTML",
+        help="also write a self-contained HTML report of the run (see `nli-faith report`)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="no summary table on stderr")
     p.add_argument(
@@ -154,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results: list[FaithfulnessResult] = []
     failed: list[tuple[int, str]] = []
+    written: list[tuple[Any, dict[str, Any]]] = []  # (input record, output line) for --report
     with ExitStack() as stack:
         src = (
             sys.stdin
@@ -186,6 +194,10 @@ def run(args: argparse.Namespace) -> int:
                     failed.append((lineno, res.error))
                 results.append(res)
                 line = _output(lineno, raw, res)
+                if scorer.thresholds is not None:
+                    line["faithful"] = scorer.passes(res)
+                if args.report:
+                    written.append((raw, line))
                 dst.write(_json_line(line))
                 if escalate is not None:
                     write_escalation(escalate, line, res)
@@ -204,4 +216,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"line {lineno}: {message}", file=sys.stderr)
     if not args.quiet:
         print(_summary(results, len(failed)), file=sys.stderr)
+        if scorer.thresholds is not None:
+            d, verdicts = scorer.thresholds.decision, [scorer.passes(r) for r in results]
+            print(
+                f"faithful ({d.score} >= {d.min_score:g}: {args.thresholds})"
+                f"  {sum(v is True for v in verdicts)} of {sum(v is not None for v in verdicts)}",
+                file=sys.stderr,
+            )
+    if args.report:
+        from nli_faith.report import ReportRecord, write_report
+
+        write_report([ReportRecord.of(line, raw) for raw, line in written], args.report)
+        print(f"report: {args.report}", file=sys.stderr)
     return 1 if failed else 0

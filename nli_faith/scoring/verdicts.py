@@ -49,6 +49,7 @@ def decide(
     mask: np.ndarray | None = None,
     support_mask: np.ndarray | None = None,
     contradict_mask: np.ndarray | None = None,
+    number_contradict: np.ndarray | None = None,
     entail_threshold: float = DEFAULT_ENTAIL_THRESHOLD,
     contradict_threshold: float = DEFAULT_CONTRADICT_THRESHOLD,
 ) -> ClaimDecisions:
@@ -60,6 +61,10 @@ def decide(
     ``mask`` marks the scored pairs; ``support_mask`` marks the chunks allowed
     to support each claim (e.g. those holding every number the claim states), and
     ``contradict_mask`` those allowed to contradict it (e.g. those about the same thing).
+    ``number_contradict`` scores (> 0) the chunks that state one of the claim's quantities
+    with a different value (:func:`nli_faith.text.numerals.quantity_mismatch`): a claim no
+    chunk supports is then ``no``, with the highest-scoring such chunk as evidence,
+    whatever the model's contradiction probability (``p_contradict`` stays the model's).
 
     Example:
         >>> m = np.array([[[0.9, 0.05, 0.05]], [[0.1, 0.1, 0.8]], [[0.2, 0.7, 0.1]]])
@@ -88,7 +93,13 @@ def decide(
     rows = np.arange(n_claims)
     p_e = np.clip(ent[rows, best_e], 0.0, 1.0)
     p_c = np.clip(con[rows, best_c], 0.0, 1.0)
-    verdicts = np.where(
-        p_e >= entail_threshold, "yes", np.where(p_c >= contradict_threshold, "no", "idk")
-    ).astype(object)
+    contradicted = p_c >= contradict_threshold
+    if number_contradict is not None:
+        rule = np.asarray(number_contradict, dtype=np.float32)
+        by_rule = (rule > 0).any(axis=1)
+        best_c = np.where(by_rule, rule.argmax(axis=1), best_c)
+        contradicted = contradicted | by_rule
+    verdicts = np.where(p_e >= entail_threshold, "yes", np.where(contradicted, "no", "idk")).astype(
+        object
+    )
     return ClaimDecisions(verdicts, p_e, p_c, best_e, best_c)

@@ -12,7 +12,10 @@ Two granularities:
 Every claim is cleaned for the NLI model (list bullets and numbers, heading ``#``,
 block-quote ``>``, citation markers, Markdown emphasis, link syntax and backticks
 removed; whitespace collapsed) but keeps the character span of its text in the
-original response. With ``drop_non_claims=True`` (default), segments that assert
+original response. Tables, JSON and ``key: value`` blocks in a response are read as in a
+context (:mod:`nli_faith.text.structured`): each table row or JSON record is one claim
+("Plan Pro: price $20; seats 5."), spanning its row; header and separator rows are never
+claims. With ``drop_non_claims=True`` (default), segments that assert
 nothing checkable are dropped and not counted: questions, greetings and sign-offs,
 meta sentences, headings and labels, code blocks (see the rule tables below).
 """
@@ -34,6 +37,7 @@ from nli_faith.text.sentences import (
     sentence_spans,
     sentence_spans_many,
 )
+from nli_faith.text.structured import StructuredBlock, structured_blocks
 
 if TYPE_CHECKING:  # pragma: no cover
     from spacy.language import Language
@@ -279,11 +283,22 @@ class ClaimSplitter:
     # ------------------------------------------------------------------ internals
 
     def _pieces(self, text: str, spans: Iterable[tuple[int, int]]) -> list[_Piece]:
+        blocks = structured_blocks(text)
+        if blocks:
+            spans = _outside_blocks(text, spans, blocks)
         out = []
         for s, e in spans:
             piece = self._segment_piece(text, s, e)
             if piece is not None:
                 out.append(piece)
+        if blocks:  # each table row / JSON record is a claim; headers and separators are not
+            out.extend(
+                _Piece(st.text, [st.start] * (len(st.text) - 1) + [st.end - 1])
+                for block in blocks
+                for st in block.statements
+                if not st.part
+            )
+            out.sort(key=lambda p: p.offsets[0])
         return out
 
     def _segment_piece(self, text: str, s: int, e: int) -> _Piece | None:
@@ -311,6 +326,27 @@ class ClaimSplitter:
         docs = self._parser.pipe((p.text for p in flat), n_process=n_process, batch_size=batch_size)
         split = iter([_split_clauses(p, doc) for p, doc in zip(flat, docs, strict=True)])
         return [[c for _ in ps for c in next(split)] for ps in pieces]
+
+
+def _outside_blocks(
+    text: str, spans: Iterable[tuple[int, int]], blocks: Sequence[StructuredBlock]
+) -> list[tuple[int, int]]:
+    """The parts of sentence ``spans`` outside structured blocks, whitespace-trimmed."""
+    out = []
+    for s, e in spans:
+        pos = s
+        pieces = []
+        for b in blocks:
+            if b.end <= pos or b.start >= e:
+                continue
+            pieces.append((pos, max(pos, b.start)))
+            pos = max(pos, b.end)
+        pieces.append((pos, e))
+        for a, z in pieces:
+            seg = text[a:z]
+            if seg.strip():
+                out.append((a + len(seg) - len(seg.lstrip()), z - (len(seg) - len(seg.rstrip()))))
+    return out
 
 
 # --------------------------------------------------------------------------- cleaning

@@ -323,7 +323,9 @@ def _structure(text: str) -> tuple[list[int], list[Span]]:
     blank_before = False
     fence_start: int | None = None
     pos = 0
-    for raw in text.split("\n"):
+    raw_lines = text.split("\n")
+    wrapped = _wrapped_runs(raw_lines)
+    for n, raw in enumerate(raw_lines):
         start, pos = pos, pos + len(raw) + 1
         line = raw.rstrip("\r")
         if fence_start is not None:
@@ -342,7 +344,7 @@ def _structure(text: str) -> tuple[list[int], list[Span]]:
             prev_line, blank_before = None, False
             continue
         if prev_line is not None and (
-            blank_before or not _continues(prev_line, prev_kind, line, kind)
+            blank_before or not _continues(prev_line, prev_kind, line, kind, wrapped[n])
         ):
             forced.append(start)
         prev_line, prev_kind, blank_before = line, kind, False
@@ -351,8 +353,15 @@ def _structure(text: str) -> tuple[list[int], list[Span]]:
     return forced, protected
 
 
-def _continues(prev_line: str, prev_kind: str, line: str, kind: str) -> bool:
-    """Does ``line`` continue the sentence of ``prev_line`` (no blank line between)?"""
+def _continues(prev_line: str, prev_kind: str, line: str, kind: str, wrapped: bool) -> bool:
+    """Does ``line`` continue the sentence of ``prev_line`` (no blank line between)?
+
+    A line that starts lowercase, or follows a comma, an opening bracket or a word that
+    cannot end a sentence ("the", "of", "and"), continues it. A capitalised line after a
+    line without final punctuation starts a new item (menus, lists without markers,
+    one-sentence-per-line web text) unless the paragraph is hard-wrapped: its lines are
+    long (:data:`WRAP_WIDTH`) and somewhere in it a line break falls inside a sentence.
+    """
     if kind != "text" or prev_kind in _STRUCTURAL_KINDS:
         return False
     prev = prev_line.rstrip()
@@ -363,7 +372,48 @@ def _continues(prev_line: str, prev_kind: str, line: str, kind: str) -> bool:
         return True  # the sentencizer still splits if ``prev`` ends with a full stop
     if _ENDS_SENTENCE_RE.search(prev):
         return False
-    return prev.endswith((",", "(", "/", "\u2013", "\u2014")) or len(prev.strip()) >= WRAP_WIDTH
+    if _open_ended(prev):
+        return True
+    return wrapped and len(prev.strip()) >= WRAP_WIDTH
+
+
+#: Words a sentence does not end with: a line ending in one runs on into the next line.
+_OPEN_WORDS = frozenset(
+    "a an the of to and or but nor for with in on at by from into than that as is are was "
+    "were be its their our your his her my this these those which who whose".split()
+)
+_LAST_WORD_RE = re.compile(r"([A-Za-z]+)$")
+
+
+def _open_ended(prev: str) -> bool:
+    if prev.endswith((",", "(", "/", "\u2013", "\u2014", "-", "&")):
+        return True
+    m = _LAST_WORD_RE.search(prev)
+    return bool(m) and m.group(1).lower() in _OPEN_WORDS
+
+
+def _wrapped_runs(lines: list[str]) -> list[bool]:
+    """For each line: is the paragraph it belongs to hard-wrapped?
+
+    A paragraph (lines between blank lines) is hard-wrapped when at least one of its line
+    breaks falls inside a sentence: the next line starts lowercase, or the line ends open
+    (a comma, "the", "and"...). One-item-per-line text has no such break.
+    """
+    out = [False] * len(lines)
+    run: list[int] = []
+    for n in range(len(lines) + 1):
+        line = lines[n].strip() if n < len(lines) else ""
+        if line and n < len(lines):
+            run.append(n)
+            continue
+        evidence = any(
+            lines[b].strip()[:1].islower() or _open_ended(lines[a].rstrip())
+            for a, b in zip(run, run[1:])
+        )
+        for k in run:
+            out[k] = evidence
+        run = []
+    return out
 
 
 def _trimmed(text: str, bounds: list[int]) -> list[Span]:

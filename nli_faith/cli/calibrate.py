@@ -1,0 +1,143 @@
+"""``nli-faith calibrate``: choose thresholds on labelled records, save them as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from nli_faith.cli.options import add_scorer_options, limits_from_args, scorer_from_args
+from nli_faith.errors import E_TARGET_PRECISION, NliFaithError
+
+
+def _precision(value: str) -> float:
+    p = float(value)
+    if not 0 < p <= 1:
+        raise argparse.ArgumentTypeError(E_TARGET_PRECISION.format(value=p))
+    return p
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "calibrate",
+        help="choose thresholds on your own labelled records",
+        description=(
+            "Score labelled JSONL records once (any accepted field names, plus 'label': 1 "
+            "faithful / 0 not, and optionally 'claims': [{'text', 'label'}]), choose the "
+            "claim threshold and the record gate (faithful = strict >= min_score) on a "
+            "seeded half, report them on the other half beside the defaults, and save them "
+            "for `nli-faith score --thresholds` / FaithfulnessScorer.from_thresholds."
+        ),
+    )
+    p.add_argument("input", help="labelled JSONL file, or - for standard input")
+    p.add_argument("-o", "--output", required=True, help="thresholds JSON file to write")
+    p.add_argument(
+        "--score",
+        default="strict",
+        choices=["strict", "lenient", "soft"],
+        help="the record score the gate applies to (default strict: share of supported claims)",
+    )
+    p.add_argument(
+        "--target-precision",
+        type=_precision,
+        default=None,
+        metavar="P",
+        help="instead of balanced accuracy: the most recall among gates whose precision "
+        "(share of passed records that are faithful) reaches P on the calibration half",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the half split (default 0)")
+    add_scorer_options(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _table(cal) -> str:
+    def row(name: str, f) -> str:
+        if f is None:
+            return ""
+        ci = f"[{f.ci95[0]:.3f}, {f.ci95[1]:.3f}]" if f.ci95 else "–"
+        fmt = lambda v: "–" if v is None else f"{v:.3f}"  # noqa: E731
+        return (
+            f"{name:<34}{f.n:>6}{fmt(f.balanced_accuracy):>8}  {ci:<16}"
+            f"{fmt(f.precision):>8}{fmt(f.recall):>8}\n"
+        )
+
+    opts = ", ".join(f"{k}={v:g}" for k, v in cal.options.items())
+    return (
+        f"chosen ({cal.objective}): {opts}; faithful iff "
+        f"{cal.decision.score} >= {cal.decision.min_score:g}\n"
+        + ("" if cal.target_met else "warning: no gate reached the target precision\n")
+        + f"{'':<34}{'n':>6}{'bal.acc':>8}  {'95% CI':<16}{'prec.':>8}{'recall':>8}\n"
+        + row("calibration half, calibrated", cal.calibration)
+        + row("calibration half, defaults", cal.default_calibration)
+        + row("held-out half, calibrated", cal.held_out)
+        + row("held-out half, defaults", cal.default_held_out)
+        + row("held-out claims, calibrated", cal.claims_held_out)
+        + row("held-out claims, defaults", cal.claims_default_held_out)
+        + (f"records without a score (left out): {cal.n_unscored}\n" if cal.n_unscored else "")
+        + cal.verdict()
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from nli_faith.cli.score import _read_lines
+    from nli_faith.scoring.calibrate import calibrate, parse_labelled
+    from nli_faith.scoring.isolate import describe
+    from nli_faith.scoring.thresholds import ModelId, Thresholds
+
+    def fail(message: str) -> int:
+        print(f"nli-faith calibrate: error: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        scorer = scorer_from_args(args)
+    except (ValueError, NliFaithError) as err:
+        return fail(str(err))
+    scorer.early_exit = False  # calibration needs every pair to try every threshold
+    limits = limits_from_args(args)
+    rows, lines, skipped = [], [], []
+    with sys.stdin if args.input == "-" else open(args.input, encoding="utf-8") as src:
+        for lineno, raw in _read_lines(src):
+            try:
+                if isinstance(raw, Exception):
+                    raise raw
+                rows.append(parse_labelled(raw, where=f"line {lineno}", limits=limits))
+                lines.append(lineno)
+            except (ValueError, NliFaithError, AttributeError) as err:
+                skipped.append((lineno, describe(err)))
+    matrices = scorer.matrix_batch(
+        [r.record for r in rows], show_progress_bar=not args.no_progress and sys.stderr.isatty()
+    )
+    good = [k for k, m in enumerate(matrices) if not isinstance(m, Exception)]
+    skipped += [(lines[k], describe(m)) for k, m in enumerate(matrices) if isinstance(m, Exception)]
+    for lineno, message in sorted(skipped):
+        print(f"line {lineno}: {message} (left out)", file=sys.stderr)
+    try:
+        cal = calibrate(
+            [matrices[k] for k in good],
+            [rows[k].label for k in good],
+            aggregate=scorer.aggregate,
+            claim_labels=[rows[k].claims for k in good],
+            score=args.score,
+            target_precision=args.target_precision,
+            seed=args.seed,
+        )
+    except NliFaithError as err:
+        return fail(str(err))
+    report = cal.to_dict()
+    report["input"] = args.input
+    report["n_records"] = len(good)
+    report["n_left_out"] = len(skipped)
+    report["scorer"] = {
+        "backend": scorer.nli.backend,
+        "granularity": args.granularity,
+        "prefilter": args.prefilter,
+    }
+    Thresholds(
+        model=ModelId.of(args.model, scorer.nli),
+        options=cal.options,
+        decision=cal.decision,
+        report=report,
+    ).save(args.output)
+    print(_table(cal), file=sys.stderr)
+    print(json.dumps({"output": args.output, "improved": cal.improved}))
+    return 0

@@ -1,0 +1,45 @@
+"""``nli-faith report``: scored JSONL in, one self-contained HTML page out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from nli_faith.errors import NliFaithError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write an HTML report of a scored JSONL file",
+        description=(
+            "Render `nli-faith score` output as one static HTML file (styles and script "
+            "inline, nothing fetched): a summary, then one card per record, worst first, "
+            "with its claims highlighted by verdict; clicking a claim shows its evidence "
+            "inside its context document. The scored lines do not hold the responses and "
+            "documents: pass the scored input with --input (joined by line number), or use "
+            "`nli-faith score --report`."
+        ),
+    )
+    p.add_argument("scored", help="JSONL written by `nli-faith score`")
+    p.add_argument("-o", "--output", required=True, help="HTML file to write")
+    p.add_argument(
+        "--input",
+        default=None,
+        metavar="JSONL",
+        help="the file that was scored, for the responses and context documents",
+    )
+    p.add_argument("--title", default="nli-faith report", help="page title")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nli_faith.report import read_scored, write_report
+
+    try:
+        records = read_scored(args.scored, inputs=args.input)
+        write_report(records, args.output, title=args.title)
+    except (OSError, NliFaithError) as err:
+        print(f"nli-faith report: error: {err}", file=sys.stderr)
+        return 2
+    print(f"report: {args.output} ({len(records)} records)", file=sys.stderr)
+    return 0

@@ -1,0 +1,102 @@
+"""What one card of the HTML report shows: a scored line joined with its input record."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nli_faith.errors import E_REPORT_JOIN, E_REPORT_LINE, RecordError
+from nli_faith.records import CONTEXT_FIELDS, QUESTION_FIELDS, RESPONSE_FIELDS
+
+
+def _field(rec: Any, names: tuple[str, ...]) -> Any:
+    if not isinstance(rec, Mapping):
+        return None
+    return next((rec[n] for n in names if rec.get(n) is not None), None)
+
+
+def _context(value: Any) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
+
+
+@dataclass(frozen=True)
+class ReportRecord:
+    """One scored record with the texts the report shows.
+
+    ``scored`` is a line of ``nli-faith score`` output (scores, claims with evidence,
+    reason, error). ``response`` and ``context`` come from the input record; without
+    them the card shows the claims one after another and each claim's evidence chunk
+    alone (the scored line holds the chunk, not its document).
+    """
+
+    scored: dict[str, Any]
+    response: str | None = None
+    context: list[str] | None = None
+    question: str | None = None
+
+    @classmethod
+    def of(cls, scored: Mapping[str, Any], raw: Any = None) -> ReportRecord:
+        """Join a scored line with its input record (or find the texts in the line itself).
+
+        Example:
+            >>> r = ReportRecord.of({"line": 1, "strict": 1.0, "claims": []},
+            ...                     {"answer": "Hi.", "contexts": ["Hello."], "question": "?"})
+            >>> r.response, r.context, r.question
+            ('Hi.', ['Hello.'], '?')
+        """
+        sources = [raw, scored]
+
+        def first(names: tuple[str, ...]) -> Any:
+            return next((v for s in sources if (v := _field(s, names)) is not None), None)
+
+        response = first(RESPONSE_FIELDS)
+        question = first(QUESTION_FIELDS)
+        return cls(
+            scored=dict(scored),
+            response=response if isinstance(response, str) else None,
+            context=_context(first(CONTEXT_FIELDS)),
+            question=question if isinstance(question, str) else None,
+        )
+
+
+def _read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as err:
+                yield lineno, RecordError(str(err))
+
+
+def read_scored(path: str | Path, *, inputs: str | Path | None = None) -> list[ReportRecord]:
+    """Scored JSONL (``nli-faith score`` output) joined by ``line`` with its input file.
+
+    Raises :class:`~nli_faith.errors.RecordError` for a scored line that is not a JSON
+    object, or whose ``line`` is not in ``inputs``.
+    """
+    raw_by_line: dict[int, Any] = {}
+    if inputs is not None:
+        raw_by_line = {n: r for n, r in _read_jsonl(inputs)}
+    out = []
+    for lineno, scored in _read_jsonl(path):
+        if not isinstance(scored, dict):
+            raise RecordError(E_REPORT_LINE.format(path=path, line=lineno))
+        raw = None
+        if inputs is not None:
+            key = scored.get("line", lineno)
+            if key not in raw_by_line:
+                raise RecordError(
+                    E_REPORT_JOIN.format(path=path, line=lineno, key=key, inputs=inputs)
+                )
+            raw = raw_by_line[key]
+        out.append(ReportRecord.of(scored, raw))
+    return out

@@ -1,0 +1,467 @@
+"""Calibrate thresholds on the user's own labels: pure functions over cached NLI matrices.
+
+The model runs once per record (:meth:`FaithfulnessScorer.matrix_batch`); every candidate
+threshold is then tried by re-aggregating the cached matrices with the scorer's own
+:meth:`~nli_faith.scorer.FaithfulnessScorer.aggregate`, so verdicts follow exactly the rule
+the scorer applies when it is used.
+
+What is calibrated (see ``README.md``, "Calibrate on your own labels"):
+
+* the record-level gate ``faithful = result.<score> >= min_score`` (``score`` is
+  ``strict`` by default: the share of claims the context supports);
+* the claim-level threshold that score depends on (:data:`KNOBS`): ``entail_threshold``
+  for ``strict`` (a claim is ``yes`` when its best entailment reaches it) and
+  ``contradict_threshold`` for ``lenient``; ``soft`` depends on none. With per-claim
+  labels, the claim threshold is chosen on the claims (their balanced accuracy), then
+  ``min_score`` on the records; without, both are chosen together on the records.
+
+The objective is balanced accuracy, or with ``target_precision`` the highest recall of
+faithful records among gates whose precision (share of passed records that are
+faithful) reaches the target. Choices are made on a seeded, label-stratified half; the
+figures are reported on the other half, with a bootstrap 95% confidence interval, beside
+those of the defaults (``entail_threshold=0.5``, ``contradict_threshold=0.5``,
+``strict >= 0.5``: DeepEval's default threshold).
+
+Example (a toy aggregate: each "matrix" is already its record's score):
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> rng = np.random.default_rng(0)
+    >>> labels = np.array([1, 0] * 40)
+    >>> soft = np.clip(0.3 * labels + rng.random(80) * 0.7, 0, 1)
+    >>> agg = lambda m, **kw: SimpleNamespace(soft=m, strict=m, lenient=m, error=None)
+    >>> cal = calibrate(list(soft), labels, aggregate=agg, score="soft", n_boot=200)
+    >>> 0 <= cal.decision.min_score <= 1, cal.held_out.n + cal.calibration.n
+    (True, 80)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nli_faith.errors import E_CALIBRATION_CLASSES, E_THRESHOLDS_SCORE, ThresholdsError
+from nli_faith.scoring.thresholds import SCORES, Decision
+from nli_faith.scoring.verdicts import DEFAULT_CONTRADICT_THRESHOLD, DEFAULT_ENTAIL_THRESHOLD
+
+#: The claim-level scorer option each record score depends on (None: no option).
+#: Another knob (e.g. a judge band threshold) plugs in here and in :data:`DEFAULTS`.
+KNOBS: dict[str, str | None] = {
+    "strict": "entail_threshold",
+    "lenient": "contradict_threshold",
+    "soft": None,
+}
+DEFAULTS: dict[str, float] = {
+    "entail_threshold": DEFAULT_ENTAIL_THRESHOLD,
+    "contradict_threshold": DEFAULT_CONTRADICT_THRESHOLD,
+}
+#: The record gate without calibration: DeepEval's default metric threshold.
+DEFAULT_MIN_SCORE = 0.5
+#: Candidate claim thresholds: 0.05, 0.10, ..., 0.95.
+GRID = tuple(round(0.05 * k, 2) for k in range(1, 20))
+SEED = 0
+N_BOOT = 2000
+
+
+@dataclass(frozen=True)
+class ClaimLabel:
+    """A human label on a span of the response (1: supported, 0: not)."""
+
+    start: int
+    end: int
+    label: int
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Agreement of a gate with the labels on one set of records (or claims)."""
+
+    n: int
+    n_faithful: int
+    balanced_accuracy: float | None
+    ci95: tuple[float, float] | None  # bootstrap percentile interval of balanced accuracy
+    precision: float | None  # of the "faithful" decision
+    recall: float | None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The chosen thresholds and their figures on both halves."""
+
+    options: dict[str, float]
+    decision: Decision
+    objective: str  # "balanced_accuracy" or "recall at precision >= X"
+    target_met: bool  # False when no gate reached the target precision on the first half
+    seed: int
+    calibration: Figures  # calibrated thresholds, on the half they were chosen on
+    default_calibration: Figures  # default thresholds, same half (calibrated >= this, by search)
+    held_out: Figures  # calibrated thresholds, other half
+    default_held_out: Figures  # default thresholds, other half
+    delta: float | None  # held-out balanced accuracy, calibrated minus default
+    delta_ci95: tuple[float, float] | None  # paired bootstrap
+    n_unscored: int  # records left out: no verifiable claim, or an error
+    claims_held_out: Figures | None = None
+    claims_default_held_out: Figures | None = None
+
+    @property
+    def improved(self) -> bool:
+        """Calibrated beats the defaults on the held-out half (not only by chance)."""
+        return self.delta is not None and self.delta_ci95 is not None and self.delta_ci95[0] > 0
+
+    def verdict(self) -> str:
+        """One sentence: do the calibrated thresholds improve on the defaults?"""
+        if self.delta is None:
+            return "Held-out balanced accuracy is undefined (one class only in the held-out half)."
+        lo, hi = self.delta_ci95 or (float("nan"), float("nan"))
+        change = f"{self.delta:+.3f} (95% CI {lo:+.3f} to {hi:+.3f})"
+        if self.improved:
+            return f"Calibrated thresholds improve held-out balanced accuracy by {change}."
+        if hi < 0:
+            return (
+                f"Calibrated thresholds are WORSE than the defaults on the held-out half: "
+                f"{change}; keep the defaults (or label more records)."
+            )
+        return (
+            f"Calibrated thresholds do NOT reliably improve held-out balanced accuracy over the "
+            f"defaults: {change}; the defaults serve as well on these labels."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["decision"] = asdict(self.decision)
+        out["improved"] = self.improved
+        out["verdict"] = self.verdict()
+        return out
+
+
+# -- splitting and metrics ---------------------------------------------------------------------
+
+
+def split_halves(labels: Sequence[int], *, seed: int = SEED) -> np.ndarray:
+    """Boolean mask of the held-out half, stratified by label and seeded.
+
+    Example:
+        >>> m = split_halves([1, 1, 0, 0, 1, 0], seed=0)
+        >>> int(m.sum()), sorted(int(v) for v in np.asarray([1, 1, 0, 0, 1, 0])[m])
+        (2, [0, 1])
+    """
+    y = np.asarray(labels, dtype=int)
+    rng = np.random.default_rng(seed)
+    test = np.zeros(len(y), dtype=bool)
+    for cls in (0, 1):
+        idx = rng.permutation(np.flatnonzero(y == cls))
+        test[idx[: len(idx) // 2]] = True
+    return test
+
+
+def _rates(y: np.ndarray, p: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    """(balanced accuracy, precision, recall) of predictions ``p`` (1 = faithful)."""
+    pos, neg = y == 1, y == 0
+    if not pos.any() or not neg.any():
+        return None, None, None
+    recall = float((p[pos] == 1).mean())
+    ba = (recall + float((p[neg] == 0).mean())) / 2.0
+    precision = float((y[p == 1] == 1).mean()) if (p == 1).any() else None
+    return ba, precision, recall
+
+
+def _boot_ba(y: np.ndarray, preds: list[np.ndarray], rng, n_boot: int) -> np.ndarray:
+    """Balanced accuracy of each prediction vector on ``n_boot`` shared resamples."""
+    idx = rng.integers(0, len(y), size=(n_boot, len(y)))
+    yb = y[idx]
+    pos, neg = (yb == 1), (yb == 0)
+    n_pos, n_neg = pos.sum(1), neg.sum(1)
+    ok = (n_pos > 0) & (n_neg > 0)
+    out = []
+    for p in preds:
+        pb = p[idx]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tpr = (pos & (pb == 1)).sum(1) / n_pos
+            tnr = (neg & (pb == 0)).sum(1) / n_neg
+        out.append(((tpr + tnr) / 2.0)[ok])
+    return np.stack(out)
+
+
+def _interval(samples: np.ndarray) -> tuple[float, float] | None:
+    if samples.size == 0:
+        return None
+    lo, hi = np.percentile(samples, [2.5, 97.5])
+    return round(float(lo), 4), round(float(hi), 4)
+
+
+def figures(y: Sequence[int], p: Sequence[int], *, seed: int = SEED, n_boot: int = N_BOOT):
+    """:class:`Figures` of predictions ``p`` against labels ``y``, with a bootstrap CI."""
+    y, p = np.asarray(y, dtype=int), np.asarray(p, dtype=int)
+    ba, precision, recall = _rates(y, p)
+    ci = None
+    if ba is not None:
+        ci = _interval(_boot_ba(y, [p], np.random.default_rng(seed), n_boot)[0])
+    r = lambda v: None if v is None else round(v, 4)  # noqa: E731
+    return Figures(len(y), int(y.sum()), r(ba), ci, r(precision), r(recall))
+
+
+def best_gate(
+    y: Sequence[int], s: Sequence[float], *, target_precision: float | None = None
+) -> tuple[float, float, bool]:
+    """The ``min_score`` (one of the scores; faithful iff ``s >= min_score``) that is best.
+
+    Returns ``(min_score, objective, target_met)``: the objective is balanced accuracy, or
+    with ``target_precision`` the recall among gates reaching that precision (if none does,
+    the most precise gate, with ``target_met=False``). Ties go to the higher threshold.
+
+    Example:
+        >>> best_gate([0, 0, 1, 1], [0.1, 0.2, 0.6, 0.9])
+        (0.6, 1.0, True)
+    """
+    y, s = np.asarray(y, dtype=int), np.asarray(s, dtype=np.float64)
+    cands = np.unique(s)[::-1]  # high to low: ties go to the higher threshold
+    passed = s[None, :] >= cands[:, None]
+    n_pos, n_neg = int((y == 1).sum()), int((y == 0).sum())
+    tp = (passed & (y == 1)).sum(1)
+    fp = (passed & (y == 0)).sum(1)
+    recall = tp / max(n_pos, 1)
+    ba = (recall + 1.0 - fp / max(n_neg, 1)) / 2.0
+    if target_precision is None:
+        k = int(np.argmax(ba))
+        return float(cands[k]), float(ba[k]), True
+    precision = tp / np.maximum(tp + fp, 1)
+    ok = precision >= target_precision - 1e-12
+    if ok.any():
+        k = int(np.argmax(np.where(ok, recall, -1.0)))
+        return float(cands[k]), float(recall[k]), True
+    k = int(np.argmax(precision))
+    return float(cands[k]), float(recall[k]), False
+
+
+# -- claims ------------------------------------------------------------------------------------
+
+
+def claim_spans(response: str, claims: Sequence[tuple[str, int]]) -> list[ClaimLabel]:
+    """Locate labelled claim texts in the response (in order; those not found are dropped).
+
+    Example:
+        >>> claim_spans("A is b. C is d.", [("C is d.", 0), ("nowhere", 1)])
+        [ClaimLabel(start=8, end=15, label=0)]
+    """
+    out, cursor = [], 0
+    for text, label in claims:
+        text = text.strip()
+        at = response.find(text, cursor)
+        if at < 0:
+            at = response.find(text)
+        if at >= 0 and text:
+            out.append(ClaimLabel(at, at + len(text), int(label)))
+            cursor = at + len(text)
+    return out
+
+
+def _claim_predictions(result: Any, spans: Sequence[ClaimLabel]) -> list[tuple[int, int]]:
+    """(label, predicted) per labelled span: supported iff every overlapping claim is ``yes``."""
+    out = []
+    for span in spans:
+        hit = [c for c in result.claims if c.start < span.end and span.start < c.end]
+        if hit:
+            out.append((span.label, int(all(c.verdict == "yes" for c in hit))))
+    return out
+
+
+# -- calibration -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Cache:
+    """Aggregated results per knob value (each matrix aggregated once per value)."""
+
+    matrices: Sequence[Any]
+    aggregate: Callable[..., Any]
+    knob: str | None
+    results: dict[float | None, list[Any]] = field(default_factory=dict)
+
+    def at(self, value: float | None) -> list[Any]:
+        if value not in self.results:
+            kw = {} if self.knob is None else {self.knob: value}
+            self.results[value] = [self.aggregate(m, **kw) for m in self.matrices]
+        return self.results[value]
+
+
+def _scores(results: Sequence[Any], score: str) -> np.ndarray:
+    return np.array(
+        [
+            np.nan if r.error is not None or getattr(r, score) is None else getattr(r, score)
+            for r in results
+        ],
+        dtype=np.float64,
+    )
+
+
+def calibrate(
+    matrices: Sequence[Any],
+    labels: Sequence[int],
+    *,
+    aggregate: Callable[..., Any],
+    claim_labels: Sequence[Sequence[ClaimLabel]] | None = None,
+    score: str = "strict",
+    target_precision: float | None = None,
+    seed: int = SEED,
+    n_boot: int = N_BOOT,
+    grid: Sequence[float] = GRID,
+) -> Calibration:
+    """Choose thresholds on a seeded half of labelled records; report on the other half.
+
+    ``matrices[i]`` is record ``i``'s NLI matrix, ``labels[i]`` 1 (faithful) or 0;
+    ``aggregate(matrix, **{knob: value})`` gives its result (the scorer's ``aggregate``).
+    """
+    if score not in SCORES:
+        raise ThresholdsError(E_THRESHOLDS_SCORE.format(allowed=SCORES, score=score))
+    knob = KNOBS[score]
+    cache = _Cache(matrices, aggregate, knob)
+    y_all = np.asarray(labels, dtype=int)
+    default_value = DEFAULTS.get(knob) if knob else None
+    scored = ~np.isnan(_scores(cache.at(default_value), score))
+    y = y_all[scored]
+    if min((y == 1).sum(), (y == 0).sum()) < 2:
+        raise ThresholdsError(
+            E_CALIBRATION_CLASSES.format(n_pos=int((y == 1).sum()), n_neg=int((y == 0).sum()))
+        )
+    keep = np.flatnonzero(scored)
+    test = split_halves(y, seed=seed)
+    cal = ~test
+
+    def record_scores(value: float | None) -> np.ndarray:
+        return _scores(cache.at(value), score)[keep]
+
+    def claim_pairs(value: float | None, half: np.ndarray) -> np.ndarray:
+        results = cache.at(value)
+        pairs = [
+            pair
+            for k, in_half in zip(keep, half)
+            if in_half
+            for pair in _claim_predictions(results[k], claim_labels[k])
+        ]
+        return np.array(pairs, dtype=int).reshape(-1, 2)
+
+    use_claims = (
+        knob == "entail_threshold"
+        and claim_labels is not None
+        and any(len(c) for c in claim_labels)
+    )
+
+    def closeness(v: float | None) -> float:
+        return 0.0 if v is None else -abs(v - default_value)
+
+    values: Sequence[float | None] = grid if knob else [None]
+    if use_claims:  # the claim threshold on the claims, then the gate on the records
+
+        def claim_ba(v: float) -> float:
+            pairs = claim_pairs(v, cal)
+            return _rates(pairs[:, 0], pairs[:, 1])[0] or 0.0
+
+        values = [max(values, key=lambda v: (claim_ba(v), closeness(v)))]
+    # (target met, objective, closeness to the default, value, gate); ties: nearest default
+    best = max(
+        (
+            (met, obj, closeness(v), v, gate)
+            for v in values
+            for gate, obj, met in [
+                best_gate(y[cal], record_scores(v)[cal], target_precision=target_precision)
+            ]
+        ),
+        key=lambda c: c[:3],
+    )
+    met, _, _, value, gate = best
+
+    s_new, s_old = record_scores(value), record_scores(default_value)
+    p_new = (s_new >= gate).astype(int)
+    p_old = (s_old >= DEFAULT_MIN_SCORE).astype(int)
+    held = figures(y[test], p_new[test], seed=seed, n_boot=n_boot)
+    held_default = figures(y[test], p_old[test], seed=seed, n_boot=n_boot)
+    delta = delta_ci = None
+    if held.balanced_accuracy is not None and held_default.balanced_accuracy is not None:
+        delta = round(held.balanced_accuracy - held_default.balanced_accuracy, 4)
+        both = _boot_ba(y[test], [p_new[test], p_old[test]], np.random.default_rng(seed), n_boot)
+        delta_ci = _interval(both[0] - both[1])
+
+    claims_new = claims_old = None
+    if use_claims:
+        pn, po = claim_pairs(value, test), claim_pairs(default_value, test)
+        claims_new = figures(pn[:, 0], pn[:, 1], seed=seed, n_boot=n_boot)
+        claims_old = figures(po[:, 0], po[:, 1], seed=seed, n_boot=n_boot)
+
+    options = dict(DEFAULTS)
+    if knob is not None and value is not None:
+        options[knob] = float(value)
+    objective = (
+        "balanced_accuracy"
+        if target_precision is None
+        else f"recall at precision >= {target_precision:g}"
+    )
+    return Calibration(
+        options=options,
+        decision=Decision(score=score, min_score=round(float(gate), 6)),
+        objective=objective,
+        target_met=met,
+        seed=seed,
+        calibration=figures(y[cal], p_new[cal], seed=seed, n_boot=n_boot),
+        default_calibration=figures(y[cal], p_old[cal], seed=seed, n_boot=n_boot),
+        held_out=held,
+        default_held_out=held_default,
+        delta=delta,
+        delta_ci95=delta_ci,
+        n_unscored=int((~scored).sum()),
+        claims_held_out=claims_new,
+        claims_default_held_out=claims_old,
+    )
+
+
+# -- labelled records --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LabelledRecord:
+    """One labelled record: the record to score, its label and its claims' labels."""
+
+    record: Any  # nli_faith.records.Record
+    label: int
+    claims: list[ClaimLabel]
+
+
+def _label(value: Any, where: str) -> int:
+    from nli_faith.errors import E_LABEL, RecordError
+
+    if isinstance(value, bool) or value in (0, 1):
+        return int(value)
+    raise RecordError(E_LABEL.format(where=where, value=value), field="label")
+
+
+def parse_labelled(raw: Any, *, where: str = "record", limits: Any = None) -> LabelledRecord:
+    """A record in any accepted field names plus ``label`` (1 faithful, 0 not) and,
+    optionally, ``claims: [{"text": ..., "label": 0 or 1}, ...]`` (spans of the response).
+
+    Example:
+        >>> r = parse_labelled({"response": "A is b. C is d.", "context": "A is b.", "label": 0,
+        ...                     "claims": [{"text": "A is b.", "label": 1},
+        ...                                {"text": "C is d.", "label": 0}]})
+        >>> r.label, [c.label for c in r.claims]
+        (0, [1, 0])
+    """
+    from nli_faith.errors import E_CLAIM_LABELS, RecordError
+    from nli_faith.records import parse_record
+
+    record = parse_record(raw, limits=limits)
+    label = _label(raw.get("label"), where)
+    items = raw.get("claims") or []
+    if not isinstance(items, list):
+        raise RecordError(
+            E_CLAIM_LABELS.format(where=where, index=0, problem="not a list"), field="claims"
+        )
+    pairs = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            raise RecordError(
+                E_CLAIM_LABELS.format(where=where, index=i, problem="no string 'text'"),
+                field="claims",
+            )
+        pairs.append((item["text"], _label(item.get("label"), f"{where} claims[{i}]")))
+    return LabelledRecord(record, label, claim_spans(record.response, pairs))

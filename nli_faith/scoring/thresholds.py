@@ -1,0 +1,144 @@
+"""Calibrated thresholds, saved as JSON by ``nli-faith calibrate`` and read by the scorer.
+
+A thresholds file holds two things:
+
+* ``options``: scorer options (today ``entail_threshold`` and ``contradict_threshold``;
+  any keyword of :class:`~nli_faith.scorer.FaithfulnessScorer` may appear), applied when
+  the scorer is built with :meth:`~nli_faith.scorer.FaithfulnessScorer.from_thresholds`;
+* ``decision``: the record-level gate, ``faithful = result.<score> >= min_score``
+  (``score`` is ``strict`` by default), which :meth:`Decision.passes` applies.
+
+It also records the model it was calibrated for (registry name or path, resolved name,
+SHA-256 of the weight files): using it with other weights is a
+:class:`~nli_faith.errors.ThresholdsError`. ``report`` keeps the calibration's figures.
+
+Example:
+    >>> d = Decision(score="strict", min_score=0.75)
+    >>> from nli_faith.results import FaithfulnessResult
+    >>> r = FaithfulnessResult(lenient=1.0, strict=0.8, soft=0.7, n_claims=5, n_yes=4,
+    ...                        n_no=0, n_idk=1, reason="")
+    >>> d.passes(r)
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nli_faith.errors import (
+    E_THRESHOLDS_FILE,
+    E_THRESHOLDS_MODEL,
+    E_THRESHOLDS_SCORE,
+    ThresholdsError,
+)
+
+FORMAT = "nli-faith-thresholds/1"
+#: Scores a decision may gate on.
+SCORES = ("strict", "lenient", "soft")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Record-level gate: a record is faithful when ``result.<score> >= min_score``."""
+
+    score: str = "strict"
+    min_score: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.score not in SCORES:
+            raise ThresholdsError(E_THRESHOLDS_SCORE.format(allowed=SCORES, score=self.score))
+
+    def passes(self, result: Any) -> bool | None:
+        """``True``/``False`` for a scored result; ``None`` when it has no score
+        (an error, or no verifiable claim)."""
+        value = getattr(result, self.score, None)
+        if value is None or getattr(result, "error", None) is not None:
+            return None
+        return bool(value >= self.min_score)
+
+
+@dataclass(frozen=True)
+class ModelId:
+    """Which model the thresholds were calibrated for."""
+
+    model: str  # as given to FaithfulnessScorer: registry name, local path or hub id
+    name: str  # resolved name
+    weights_sha256: str | None
+
+    @classmethod
+    def of(cls, model: str, nli: Any) -> ModelId:
+        """The identity of a loaded :class:`~nli_faith.nli.model.NLIModel`."""
+        from nli_faith.nli.fingerprint import weights_sha256
+
+        local = Path(model).expanduser()
+        if local.is_dir():  # a checkpoint folder: kept absolute, to work from any directory
+            model = str(local.resolve())
+        return cls(model=model, name=nli.name, weights_sha256=weights_sha256(nli.path))
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The content of a thresholds file (see the module docstring)."""
+
+    model: ModelId
+    options: dict[str, float]
+    decision: Decision
+    report: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, **asdict(self)}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "thresholds") -> Thresholds:
+        def bad(problem: str) -> ThresholdsError:
+            return ThresholdsError(E_THRESHOLDS_FILE.format(path=source, problem=problem))
+
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise bad(f"'format' is not {FORMAT!r}")
+        try:
+            model = ModelId(**data["model"])
+            options = {str(k): float(v) for k, v in data["options"].items()}
+            decision = Decision(**data["decision"])
+        except (KeyError, TypeError, AttributeError, ValueError) as err:
+            raise bad(f"{type(err).__name__}: {err}") from err
+        return cls(model=model, options=options, decision=decision, report=data.get("report", {}))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Thresholds:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise ThresholdsError(
+                E_THRESHOLDS_FILE.format(path=path, problem=f"invalid JSON: {err.msg}")
+            ) from err
+        return cls.from_dict(data, source=str(path))
+
+    def check_model(self, nli: Any, *, source: str = "the thresholds file") -> None:
+        """Raise :class:`ThresholdsError` unless ``nli`` runs the weights calibrated on."""
+        actual = ModelId.of(self.model.model, nli)
+        same = (
+            actual.weights_sha256 == self.model.weights_sha256
+            if actual.weights_sha256 and self.model.weights_sha256
+            else actual.name == self.model.name
+        )
+        if not same:
+            raise ThresholdsError(
+                E_THRESHOLDS_MODEL.format(
+                    path=source,
+                    expected=self.model.name,
+                    expected_sha=_short(self.model.weights_sha256),
+                    actual=actual.name,
+                    actual_sha=_short(actual.weights_sha256),
+                    given=self.model.model,
+                )
+            )
+
+
+def _short(sha: str | None) -> str:
+    return sha[:12] + "…" if sha else "unknown"

@@ -1,0 +1,114 @@
+"""Premise alignment: say in the premise what the claim says, where both mean the same.
+
+A small NLI model reads "within 72 hours" against "within three days" as a
+contradiction, and "AAPL revenue" against "Apple's revenue" as a different company.
+Before a (chunk, claim) pair goes to the model, the chunk's wording of what the two
+state alike is replaced by the claim's:
+
+* **quantities** equivalent under :func:`nli_faith.text.numerals.equivalent` whose
+  stated numbers differ (other units, a hedged claim within its tolerance): "72 hours"
+  reads "three days", "39.6%" reads "nearly 40%" for the claim "nearly 40%". The same
+  number spelled otherwise ("$50" / "fifty dollars") is left as it is, and a hedged
+  context value ("about 40%") is never made exact;
+* **abbreviations**: an all-capitals word of the chunk whose letters after the first run, in order,
+  through a capitalised name of the claim that the chunk does not contain, starting
+  with the same letter ("AAPL" / "Apple", "TSLA" / "Tesla", "WHO" / "World Health
+  Organization"); a two-letter one only as the name's initials ("US" / "United States").
+
+Only the text the model reads changes; evidence keeps pointing at the original chunk.
+
+Example:
+    >>> align_premise("Refunds are processed within 72 hours.", "Refunds arrive within three days.")
+    'Refunds are processed within three days.'
+    >>> align_premise("AAPL revenue: $383.3 billion in 2023.",
+    ...               "Apple's revenue was 383.3 billion dollars in 2023.")
+    'Apple revenue: $383.3 billion in 2023.'
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from nli_faith.text.numerals import equivalent, extract_quantities
+
+__all__ = ["align_premise"]
+
+_ACRONYM_RE = re.compile(r"\b[A-Z][A-Z&]{1,5}\b")
+_NAME_RE = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+|and\s+|for\s+|&\s+)?[A-Z][a-z]+)*")
+_LEADING_ARTICLE_RE = re.compile(r"^(?:The|A|An|This|That|These|Those)\s+")
+#: Capitalised units, currencies and common words that are not names of anything.
+_NOT_ACRONYMS = frozenset(
+    "USD EUR GBP JPY KB MB GB TB AM PM OK ID FAQ PDF URL API HTML JSON CSV FY Q".split()
+)
+
+
+@lru_cache(maxsize=16384)
+def align_premise(premise: str, hypothesis: str) -> str:
+    """``premise`` with the hypothesis's wording of equivalent quantities and names."""
+    edits = _quantity_edits(premise, hypothesis) + _alias_edits(premise, hypothesis)
+    if not edits:
+        return premise
+    out, pos = [], 0
+    for start, end, text in sorted(edits):
+        if start < pos:
+            continue  # overlapping edits: the first wins
+        out.append(premise[pos:start])
+        out.append(text)
+        pos = end
+    out.append(premise[pos:])
+    return "".join(out)
+
+
+def _quantity_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
+    claimed = [q for q in extract_quantities(hypothesis, include_one=False) if q.kind == "quantity"]
+    if not claimed:
+        return []
+    edits = []
+    used: set[int] = set()
+    for q in claimed:
+        surface = hypothesis[q.start : q.end]
+        for k, c in enumerate(extract_quantities(premise)):
+            if k in used or c.kind != "quantity" or (c.hedge and c.hedge != q.hedge):
+                continue
+            if equivalent(q, c):
+                used.add(k)
+                # the same number merely spelled otherwise ("$50" / "fifty dollars") is left
+                # alone: the model reads that well, and rewriting it measured worse
+                if abs(q.value - c.value) > 1e-9 * max(abs(q.value), 1.0):
+                    if q.start == 0 and c.start > 0 and surface[:1].isupper():
+                        surface = surface[0].lower() + surface[1:]
+                    edits.append((c.start, c.end, surface))
+                break
+    return edits
+
+
+def _alias_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
+    if not _ACRONYM_RE.search(premise):
+        return []
+    names = [_LEADING_ARTICLE_RE.sub("", m.group(0)) for m in _NAME_RE.finditer(hypothesis)]
+    if not names:
+        return []
+    premise_low = premise.lower()
+    edits = []
+    for m in _ACRONYM_RE.finditer(premise):
+        short = m.group(0)
+        if short in _NOT_ACRONYMS or re.search(rf"\b{re.escape(short)}\b", hypothesis):
+            continue
+        fits = [n for n in names if n.lower() not in premise_low and _abbreviates(short, n)]
+        if fits:
+            edits.append((m.start(), m.end(), max(fits, key=len)))
+    return edits
+
+
+def _abbreviates(short: str, name: str) -> bool:
+    """Is ``short`` ("AAPL") an abbreviation of ``name`` ("Apple")?"""
+    letters = short.replace("&", "").lower()
+    words = [w for w in name.split() if w.lower() not in ("of", "and", "for", "&")]
+    initials = "".join(w[0] for w in words).lower()
+    if letters == initials:
+        return True
+    if len(letters) < 3 or len(name) <= len(letters) or name[0].lower() != letters[0]:
+        return False
+    it = iter(name.lower())  # the first letter may repeat: "AAPL" / "Apple"
+    return all(ch in it for ch in letters[1:])

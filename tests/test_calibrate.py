@@ -1,0 +1,217 @@
+"""Calibration on labelled records: pure functions, the thresholds file, and the commands.
+
+The end-to-end tests use small slices of the visible human-labelled sets in
+``../shared/data/faithfulness`` (``$NLI_FAITH_DATA_DIR`` overrides the location); they
+skip only when that folder is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nli_faith.cli import main
+from nli_faith.errors import RecordError, ThresholdsError
+from nli_faith.scoring.calibrate import (
+    DEFAULT_MIN_SCORE,
+    best_gate,
+    calibrate,
+    claim_spans,
+    figures,
+    parse_labelled,
+    split_halves,
+)
+from nli_faith.scoring.thresholds import Decision, ModelId, Thresholds
+from tests.conftest import REPO, write_jsonl
+
+DATA = Path(os.environ.get("NLI_FAITH_DATA_DIR", REPO / ".." / "shared" / "data")) / "faithfulness"
+needs_data = pytest.mark.skipif(
+    not DATA.is_dir(), reason=f"labelled data not found at {DATA} (set NLI_FAITH_DATA_DIR)"
+)
+
+
+def _slice(name: str, n: int) -> list[dict]:
+    with (DATA / f"{name}.jsonl").open(encoding="utf-8") as fh:
+        return [json.loads(line) for _, line in zip(range(n), fh)]
+
+
+# -- pure functions ------------------------------------------------------------------------------
+
+
+def test_best_gate_is_optimal_and_meets_target_precision():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 300)
+    s = np.round(np.clip(0.25 * y + rng.random(300), 0, 1), 2)
+    t, obj, met = best_gate(y, s)
+    assert met
+    for cand in np.unique(s):  # no threshold does better on the same data
+        p = (s >= cand).astype(int)
+        ba = ((p[y == 1] == 1).mean() + (p[y == 0] == 0).mean()) / 2
+        assert ba <= obj + 1e-12
+    t90, recall, met = best_gate(y, s, target_precision=0.9)
+    passed = s >= t90
+    assert met and y[passed].mean() >= 0.9
+    assert recall == pytest.approx(passed[y == 1].mean())
+    assert t90 >= t  # more precision asks for a higher gate
+    _, _, met = best_gate([0, 1, 0, 1], [0.9, 0.1, 0.8, 0.2], target_precision=1.0)
+    assert not met  # unreachable target: reported, not hidden
+
+
+def test_split_is_seeded_stratified_and_covers_each_record_once():
+    y = np.array([1] * 30 + [0] * 11)
+    a, b = split_halves(y, seed=0), split_halves(y, seed=0)
+    assert (a == b).all() and not (a == split_halves(y, seed=1)).all()
+    assert (y[a] == 1).sum() == 15 and (y[a] == 0).sum() == 5
+
+
+def test_figures_interval_holds_the_point_estimate():
+    y = [1, 1, 1, 0, 0, 0, 1, 0] * 5
+    p = [1, 1, 0, 0, 0, 1, 1, 0] * 5
+    f = figures(y, p, n_boot=500)
+    assert f.balanced_accuracy == pytest.approx(0.75)
+    assert f.ci95[0] < 0.75 < f.ci95[1]
+    assert f.precision == pytest.approx(0.75) and f.recall == pytest.approx(0.75)
+
+
+def test_claim_spans_and_labelled_record_errors():
+    r = parse_labelled(
+        {
+            "actual_output": "Rome is in Italy. It has 3 million people.",
+            "retrieval_context": ["Rome is the capital of Italy."],
+            "label": 0,
+            "claims": [{"text": "It has 3 million people.", "label": 0}],
+        }
+    )
+    assert r.label == 0 and [(c.start, c.label) for c in r.claims] == [(18, 0)]
+    assert claim_spans("abc", [("zzz", 1)]) == []
+    with pytest.raises(RecordError, match=r"line 7: field 'label' must be 1 .* got 'yes'"):
+        parse_labelled({"response": "x", "context": "y", "label": "yes"}, where="line 7")
+    with pytest.raises(RecordError, match=r"line 2: field 'claims' .* item 1"):
+        parse_labelled(
+            {"response": "x", "context": "y", "label": 1, "claims": [{"text": "x", "label": 1}, 3]},
+            where="line 2",
+        )
+    with pytest.raises(RecordError, match=r"line 3 claims\[0\]: field 'label'"):
+        parse_labelled(
+            {"response": "x", "context": "y", "label": 1, "claims": [{"text": "x"}]},
+            where="line 3",
+        )
+
+
+def test_thresholds_file_round_trips_and_rejects_bad_files(tmp_path):
+    th = Thresholds(
+        model=ModelId(model="default", name="nli-faith-minilm-l6", weights_sha256="ab" * 32),
+        options={"entail_threshold": 0.35, "contradict_threshold": 0.5},
+        decision=Decision(score="strict", min_score=0.75),
+        report={"held_out": {"balanced_accuracy": 0.7}},
+    )
+    path = tmp_path / "t.json"
+    th.save(path)
+    assert Thresholds.load(path) == th
+    assert json.loads(path.read_text())["format"] == "nli-faith-thresholds/1"
+    path.write_text(json.dumps({"format": "other"}))
+    with pytest.raises(ThresholdsError, match="not a thresholds file"):
+        Thresholds.load(path)
+    with pytest.raises(ThresholdsError, match="decision score must be one of"):
+        Decision(score="median")
+
+
+def test_thresholds_for_another_model_are_a_clear_error(tmp_path, tiny_model_dir, bundled_scorer):
+    from nli_faith.scorer import FaithfulnessScorer
+
+    th = Thresholds(
+        model=ModelId.of("default", bundled_scorer.nli),
+        options={"entail_threshold": 0.4},
+        decision=Decision(),
+    )
+    assert len(th.model.weights_sha256) == 64
+    path = tmp_path / "t.json"
+    th.save(path)
+    with pytest.raises(ThresholdsError, match="calibrated for model 'nli-faith-minilm-l6'"):
+        FaithfulnessScorer.from_thresholds(path, str(tiny_model_dir), device="cpu")
+    rc = main(["score", "-", "--thresholds", str(path), "--model", str(tiny_model_dir)])
+    assert rc == 2
+
+
+# -- end to end on visible labelled data ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def begin_calibration(tmp_path_factory, bundled_scorer):
+    """``nli-faith calibrate`` on 200 BEGIN records (one short snippet each: cheap to score)."""
+    if not DATA.is_dir():
+        pytest.skip(f"labelled data not found at {DATA} (set NLI_FAITH_DATA_DIR)")
+    tmp = tmp_path_factory.mktemp("calibrate")
+    labelled = write_jsonl(tmp / "labelled.jsonl", _slice("begin_dev", 200) + ["{bad json"])
+    out = tmp / "thresholds.json"
+    rc = main(["calibrate", str(labelled), "-o", str(out), "--no-progress"])
+    assert rc == 0
+    return labelled, out
+
+
+@needs_data
+def test_calibrate_command_reports_held_out_figures_honestly(begin_calibration, capsys):
+    _, out = begin_calibration
+    data = json.loads(out.read_text())
+    th = Thresholds.load(out)
+    assert th.to_dict() == data  # the file round-trips
+    rep = th.report
+    assert rep["n_records"] == 200 and rep["n_left_out"] == 1  # the bad line, named, skipped
+    # the search includes the defaults, so on its own half it cannot do worse than them
+    cal, cal_default = rep["calibration"], rep["default_calibration"]
+    assert cal["balanced_accuracy"] >= cal_default["balanced_accuracy"] - 1e-9
+    held, held_default = rep["held_out"], rep["default_held_out"]
+    assert rep["delta"] == pytest.approx(
+        held["balanced_accuracy"] - held_default["balanced_accuracy"], abs=1e-3
+    )
+    lo, hi = rep["held_out"]["ci95"]
+    assert lo <= held["balanced_accuracy"] <= hi
+    # it says whether it helped on the held-out half, and only claims so when it did
+    improved = rep["delta_ci95"][0] > 0
+    assert rep["improved"] is improved
+    assert ("do NOT" in rep["verdict"]) is (not improved)
+    assert 0.05 <= th.options["entail_threshold"] <= 0.95
+    assert th.model.weights_sha256 and len(th.model.weights_sha256) == 64
+
+
+@needs_data
+def test_score_with_thresholds_applies_them(begin_calibration, tmp_path, bundled_scorer):
+    _, out = begin_calibration
+    th = Thresholds.load(out)
+    scored = tmp_path / "scored.jsonl"
+    labelled = write_jsonl(tmp_path / "some.jsonl", _slice("begin_dev", 40))
+    rc = main(["score", str(labelled), "-o", str(scored), "--thresholds", str(out), "--quiet"])
+    assert rc == 0
+    rows = [json.loads(line) for line in scored.read_text().splitlines()]
+    judged = [r for r in rows if r.get("strict") is not None]
+    assert judged and all(r["faithful"] == (r["strict"] >= th.decision.min_score) for r in judged)
+    scorer = type(bundled_scorer).from_thresholds(out, device="cpu")
+    assert scorer.entail_threshold == th.options["entail_threshold"]
+    r = scorer.score(
+        "Early skiers used one long pole.", "early skiers used one long pole or spear."
+    )
+    assert scorer.passes(r) is (r.strict >= th.decision.min_score)
+
+
+@needs_data
+def test_claim_labels_choose_the_claim_threshold(bundled_scorer):
+    rows = [parse_labelled(r, where=r["id"]) for r in _slice("qags_cnndm", 7)]
+    assert sum(len(r.claims) for r in rows) > 15
+    matrices = bundled_scorer.matrix_batch([r.record for r in rows])
+    cal = calibrate(
+        matrices,
+        [r.label for r in rows],
+        aggregate=bundled_scorer.aggregate,
+        claim_labels=[r.claims for r in rows],
+        n_boot=200,
+    )
+    assert cal.claims_held_out is not None and cal.claims_held_out.n >= 5
+    assert cal.claims_default_held_out.n == cal.claims_held_out.n
+    assert cal.default_held_out.n == cal.held_out.n
+    # the gate is one of the strict scores the chosen threshold gives, or the default
+    results = [bundled_scorer.aggregate(m, **cal.options) for m in matrices]
+    assert cal.decision.min_score in {r.strict for r in results} | {DEFAULT_MIN_SCORE}
