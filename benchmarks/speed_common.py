@@ -260,14 +260,14 @@ def padded_batches(nli, pairs: list[tuple[str, str]], batch_size: int) -> list[d
     ``NLIModel.predict`` does (length-sorted, numpy int64 arrays), for timing bare forwards."""
     import numpy as np
 
-    from nli_faith.nli.model import _pad_batch
+    from nli_faith.nli.model import _pad_batch, batch_plan
 
     tok = nli.tokenizer
     enc = tok([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
     ids, types = enc["input_ids"], enc.get("token_type_ids")
-    order = np.argsort(-np.array([len(x) for x in ids]), kind="stable")
+    lengths = np.array([len(x) for x in ids])
     pad_id = tok.pad_token_id or 0
     return [
-        _pad_batch(ids, types, order[start : start + batch_size], nli.max_length, pad_id)
-        for start in range(0, len(order), batch_size)
+        _pad_batch(ids, types, sel, nli.max_length, pad_id, width=width)
+        for sel, width in batch_plan(lengths, batch_size=batch_size, max_length=nli.max_length)
     ]

@@ -201,3 +201,70 @@ def test_cli_limit_flags_and_exit_code(tmp_path, tiny_model_dir, capsys):
     with pytest.raises(SystemExit):
         main([*argv, "--max-documents", "-1"])
     assert "must be 0 (no limit) or more" in capsys.readouterr().err
+
+
+def _words(text):
+    import re
+
+    return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+def _fit(claims, max_tokens, response):
+    from nli_faith.text.fit import fit_claims
+
+    return fit_claims(
+        claims,
+        max_tokens=max_tokens,
+        token_offsets=_words,
+        count_tokens=lambda texts: [len(_words(t)) for t in texts],
+        response=response,
+    )
+
+
+def test_fit_prefers_clause_then_comma_then_word_boundaries():
+    from nli_faith.text.claims import Claim
+
+    text = "one two three four, five six seven; eight nine ten eleven twelve"
+    fitted = _fit([Claim(text, 0, len(text))], 8, text)
+    assert [c.text for c in fitted.claims] == [
+        "one two three four, five six seven",  # the ';' beats the ',' inside the window
+        "eight nine ten eleven twelve",
+    ]
+    text = "a b c d e f g h i j"  # no punctuation: word boundaries, pieces near the limit
+    pieces = _fit([Claim(text, 0, len(text))], 4, text).claims
+    assert [c.text for c in pieces] == ["a b c d", "e f g h", "i j"]
+    short = Claim("fits as it is", 3, 16)
+    assert _fit([short], 8, "-> fits as it is").claims == [short]
+
+
+def test_fit_spans_follow_a_cleaned_claim_into_the_response():
+    from nli_faith.text.claims import ClaimSplitter
+
+    response = "Intro.\n- **Alpha  beta** gamma, delta `epsilon` zeta; eta theta iota kappa [1]"
+    claims = ClaimSplitter().split(response)
+    long = [c for c in claims if "Alpha" in c.text]
+    fitted = _fit(long, 4, response)
+    assert fitted.n_split == 1 and len(fitted.claims) >= 3
+    for c in fitted.claims:
+        span = response[c.start : c.end]
+        assert c.text.split()[0] in span and c.text.split()[-1].strip("`") in span
+    assert response[fitted.claims[0].start :].startswith("Alpha")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_pairs_probabilities_do_not_depend_on_its_batch_mates(dtype):
+    """Padded to its own bucket, not to its batch's longest pair: bf16 moved ~1e-2 before."""
+    import numpy as np
+
+    from nli_faith.nli.model import NLIModel
+
+    nli = NLIModel("default", device="cpu", dtype=dtype, batch_size=4)
+    pairs = [
+        (" ".join((_WORDS * 5)[: 3 + 9 * k]) + ".", "The client retries the call.")
+        for k in range(10)
+    ]
+    together = nli.predict(pairs)
+    alone = np.concatenate([nli.predict([p]) for p in pairs])
+    reversed_ = nli.predict(pairs[::-1])[::-1]
+    assert np.abs(together - alone).max() <= 1e-5
+    assert np.abs(together - reversed_).max() <= 1e-5
