@@ -233,12 +233,12 @@ def _csv_width(text: str, span: tuple[int, int], delim: str) -> int:
     line = text[span[0] : span[1]]
     if delim not in line or "|" in line:
         return 0
-    return len(next(csv.reader([line], delimiter=delim)))
+    return len(next(csv.reader([line.replace("\r", " ")], delimiter=delim)))
 
 
 def _looks_tabular(text: str, spans: list[tuple[int, int]], delim: str) -> bool:
     """Short cells, a header without numbers, a number somewhere below, no prose lines."""
-    rows = [next(csv.reader([text[s:e]], delimiter=delim)) for s, e in spans]
+    rows = [next(csv.reader([text[s:e].replace("\r", " ")], delimiter=delim)) for s, e in spans]
     cells = [c.strip() for row in rows for c in row]
     if delim != "\t" and any(len(c) > 40 or len(c.split()) > 6 for c in cells):
         return False
@@ -253,7 +253,7 @@ def _csv_cells(text: str, start: int, end: int, delim: str) -> list[_Cell]:
     line = text[start:end]
     cells: list[_Cell] = []
     pos = 0
-    for value in next(csv.reader([line], delimiter=delim)):
+    for value in next(csv.reader([line.replace("\r", " ")], delimiter=delim)):
         raw_at = line.find(value, pos) if value else pos
         if raw_at < 0:
             raw_at = pos
