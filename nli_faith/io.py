@@ -86,7 +86,7 @@ def read_records(path: str, *, after_line: int = 0) -> Iterator[InputRecord]:
     elif path == "-":
         yield from _read_jsonl(sys.stdin, after_line)
     else:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not JSON
             yield from _read_jsonl(fh, after_line)
 
 

@@ -79,7 +79,7 @@ def _table(cal) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nli_faith.cli.score import _read_lines
+    from nli_faith.io import read_records
     from nli_faith.scoring.calibrate import calibrate, parse_labelled
     from nli_faith.scoring.isolate import describe
     from nli_faith.scoring.thresholds import ModelId, Thresholds
@@ -95,15 +95,14 @@ def run(args: argparse.Namespace) -> int:
     scorer.early_exit = False  # calibration needs every pair to try every threshold
     limits = limits_from_args(args)
     rows, lines, skipped = [], [], []
-    with sys.stdin if args.input == "-" else open(args.input, encoding="utf-8") as src:
-        for lineno, raw in _read_lines(src):
-            try:
-                if isinstance(raw, Exception):
-                    raise raw
-                rows.append(parse_labelled(raw, where=f"line {lineno}", limits=limits))
-                lines.append(lineno)
-            except (ValueError, NliFaithError, AttributeError) as err:
-                skipped.append((lineno, describe(err)))
+    for item in read_records(args.input):  # JSONL or Parquet, as for `score`
+        try:
+            if isinstance(item.raw, Exception):
+                raise item.raw
+            rows.append(parse_labelled(item.raw, where=f"line {item.line}", limits=limits))
+            lines.append(item.line)
+        except (ValueError, NliFaithError, AttributeError) as err:
+            skipped.append((item.line, describe(err)))
     matrices = scorer.matrix_batch(
         [r.record for r in rows], show_progress_bar=not args.no_progress and sys.stderr.isatty()
     )
