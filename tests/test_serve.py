@@ -123,6 +123,7 @@ def test_score_reply_is_the_cli_record_plus_decision(client, tmp_path):
     assert [c["verdict"] for c in body["claims"]] == ["no", "yes"]
     assert body["claims"][0]["evidence"] == {
         "text": "The warranty lasts 24 months.", "doc_index": 0, "start": 0, "end": 29,
+        "spans": [{"doc_index": 0, "start": 0, "end": 29}],
     }  # fmt: skip
     assert body["strict"] == 0.5 and body["n_no"] == 1 and "Contradicted" in body["reason"]
     # the same record through the batch endpoint: the same result
