@@ -184,3 +184,29 @@ def test_a_hedged_year_like_number_is_a_quantity():
 def test_calendar_conversions_round_as_the_claim_is_written(claimed, stated, same):
     have = extract_quantities(stated)
     assert any(equivalent(_one(claimed), c) for c in have) is same
+
+
+def test_two_bounds_of_the_same_kind_must_be_equal():
+    """ "within 14 days" does not make "within 30 days" true: each states a limit."""
+    from nli_faith.text.numerals import number_support_mask, quantity_mismatch
+
+    claim = ["Returns are accepted within 30 days."]
+    assert not number_support_mask(claim, ["Returns are accepted within 14 days."])[0, 0]
+    assert quantity_mismatch(claim, ["Returns are accepted within 14 days."])[0, 0] == 1
+    # the calendar slack still applies between bounds: 30 days = one month
+    assert quantity_mismatch(claim, ["Returns are accepted within one month."])[0, 0] == 0
+    # a bound is still made true by an exact value inside it
+    assert number_support_mask(["It arrives within 3 days."], ["It arrives in 2 days."])[0, 0]
+
+
+def test_a_fraction_word_is_read_as_the_percentage_it_names():
+    from nli_faith.text.align import align_premise
+
+    premise = "25% of the staff work remotely."
+    assert align_premise(premise, "A quarter of the staff work remotely.") == (
+        "A quarter of the staff work remotely."
+    )
+    # the same number spelled otherwise is left alone
+    assert align_premise("Delivery is free over $50.", "Free over fifty dollars.") == (
+        "Delivery is free over $50."
+    )

@@ -74,8 +74,10 @@ def _quantity_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]
             if equivalent(q, c):
                 used.add(k)
                 # the same number merely spelled otherwise ("$50" / "fifty dollars") is left
-                # alone: the model reads that well, and rewriting it measured worse
-                if abs(q.value - c.value) > 1e-9 * max(abs(q.value), 1.0):
+                # alone: the model reads that well, and rewriting it measured worse; a
+                # fraction word ("a quarter", "half": no number) is not a spelling of "25%"
+                fraction = not q.number and q.dimension == "percent"
+                if fraction or abs(q.value - c.value) > 1e-9 * max(abs(q.value), 1.0):
                     if q.start == 0 and c.start > 0 and surface[:1].isupper():
                         surface = surface[0].lower() + surface[1:]
                     edits.append((c.start, c.end, surface))

@@ -477,23 +477,36 @@ def _is_label(before: str) -> bool:
     return word[0].isupper() or any(c.isupper() for c in word[1:])
 
 
-def _within(claimed: Quantity, stated: float, claimed_value: float, tol: float) -> bool:
+def _within(
+    claimed: Quantity,
+    stated: float,
+    claimed_value: float,
+    tol: float,
+    *,
+    stated_hedge: str | None = None,
+) -> bool:
     """Does ``stated`` (the context's value) make ``claimed`` true? ``tol``: absolute slack
-    of an unhedged claim, in the common unit."""
+    of the comparison (months and years against days), in the common unit.
+
+    Two bounds of the same kind state a limit each: "within 30 days" is not made true by
+    "within 14 days" (a refund window of 14 days is not one of 30), so they must be equal.
+    """
     a, b = claimed_value, stated
     slack = abs(a) * APPROX_TOLERANCE
     exact = abs(a - b) <= tol + 1e-9 * max(abs(a), abs(b), 1.0)
     h = claimed.hedge
+    if h in ("below", "above", "min", "max") and stated_hedge == h:
+        return exact
     if h == "approx":
         return abs(a - b) <= slack + 1e-9
     if h == "below":
-        return a - slack - 1e-9 <= b <= a + 1e-9
+        return a - slack - tol - 1e-9 <= b <= a + tol + 1e-9
     if h == "above":
-        return a - 1e-9 <= b <= a + slack + 1e-9
+        return a - tol - 1e-9 <= b <= a + slack + tol + 1e-9
     if h == "min":
-        return b >= a - 1e-9
+        return b >= a - tol - 1e-9
     if h == "max":
-        return b <= a + 1e-9
+        return b <= a + tol + 1e-9
     return exact
 
 
@@ -532,7 +545,7 @@ def equivalent(claimed: Quantity, stated: Quantity) -> bool:
         return False
     if not claimed.number and not claimed.hedge and claimed.dimension == "percent":
         return abs(pair[0] - pair[1]) <= 0.5  # "two thirds" = 66.7%, "a third" = 33%
-    return _within(claimed, pair[1], pair[0], pair[2])
+    return _within(claimed, pair[1], pair[0], pair[2], stated_hedge=stated.hedge)
 
 
 def _supported(q: Quantity, have: tuple[Quantity, ...], have_numbers: frozenset[str]) -> bool:
