@@ -262,3 +262,6 @@ E_RAY_STDIO = (
     "--engine ray reads and writes files (OUTPUT becomes a directory), not standard input "
     "or output ('-')."
 )
+
+# Judge merge (review fixes).
+E_MERGE_NOT_OBJECT = "{path}:{line}: the line is not a JSON object."

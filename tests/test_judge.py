@@ -433,3 +433,22 @@ def test_merge_recomputes_reference_rates():
     assert [c.reference_label for c in m.claims] == [None, None, "self_knowledge"]
     assert (m.hallucination_rate, m.self_knowledge_rate) == (0.0, 1 / 3)
     assert m.strict == 2 / 3 and "1 is self-knowledge" in m.reason
+
+
+def test_a_judged_line_with_a_judge_error_is_never_its_verdict():
+    """A line that carries both a verdict and a judge_error is a failed judgement: the claim
+    keeps its NLI verdict and is marked, never taken as the judge's 'yes'."""
+    from nli_faith.judge.merge import read_judged
+
+    good, errors = read_judged(
+        [
+            '{"line": 1, "claim_index": 0, "verdict": "yes", "judge_error": "timeout after 3"}',
+            '{"line": 1, "claim_index": 1, "verdict": "no"}',
+            "[1, 2]",
+        ]
+    )
+    assert [(j.outcome.verdict, j.outcome.error) for j in good] == [
+        (None, "timeout after 3"),
+        ("no", None),
+    ]
+    assert errors == ["judged:3: the line is not a JSON object."]

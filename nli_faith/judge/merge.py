@@ -21,6 +21,7 @@ from nli_faith.errors import (
     E_MERGE_DUPLICATE,
     E_MERGE_FIELD,
     E_MERGE_JSON,
+    E_MERGE_NOT_OBJECT,
     E_MERGE_UNKNOWN,
     E_MERGE_VERDICT,
     NliFaithError,
@@ -154,9 +155,7 @@ def read_judged(lines: Iterable[str], *, path: str = "judged") -> tuple[list[Jud
             errors.append(E_MERGE_JSON.format(path=path, line=lineno, error=err.msg))
             continue
         if not isinstance(rec, dict):
-            errors.append(
-                E_MERGE_FIELD.format(path=path, line=lineno, field="line", kind="an integer")
-            )
+            errors.append(E_MERGE_NOT_OBJECT.format(path=path, line=lineno))
             continue
         bad = next(
             (
@@ -172,8 +171,8 @@ def read_judged(lines: Iterable[str], *, path: str = "judged") -> tuple[list[Jud
             )
             continue
         verdict, error = rec.get("verdict"), rec.get("judge_error")
-        if verdict is None and isinstance(error, str):
-            outcome = Outcome(error=error)
+        if error is not None:  # the judge failed: never its verdict, whatever else is there
+            outcome = Outcome(error=error if isinstance(error, str) else json.dumps(error))
         elif isinstance(verdict, str) and verdict.strip().lower() in VERDICTS:
             reason = rec.get("reason")
             outcome = Outcome(
