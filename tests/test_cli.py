@@ -131,3 +131,19 @@ def test_guardrail_flag_and_explicit_options_merge(monkeypatch, argv, expected):
     assert {k: seen.get(k) for k in expected} == expected
     if not argv:
         assert "prefilter" not in seen and "early_exit" not in seen and "composite" not in seen
+
+
+def test_help_loads_no_heavy_library():
+    """`nli-faith --help` (every sub-command's parser) stays instant: nothing heavy imported."""
+    code = (
+        "import sys\n"
+        "from nli_faith.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('torch', 'numpy', 'httpx', 'transformers', 'spacy', 'ray')"
+        " if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"

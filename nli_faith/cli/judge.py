@@ -9,7 +9,7 @@ import sys
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    from nli_faith.judge.runner import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
+    from nli_faith.judge.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
 
     p = sub.add_parser(
         "judge",

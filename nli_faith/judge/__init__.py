@@ -10,38 +10,38 @@ only the uncertain ones go to an LLM judge, whose verdicts are merged back.
   merging verdicts back (``nli-faith merge``).
 """
 
-from nli_faith.judge.cascade import Cascade
-from nli_faith.judge.client import FatalJudgeError, OpenAIJudge, RetryableJudgeError
-from nli_faith.judge.items import JudgeItem, items_from_result
-from nli_faith.judge.merge import (
-    MergeError,
-    Outcome,
-    apply_outcomes,
-    merge_scored,
-    read_judged,
-    result_from_dict,
-)
-from nli_faith.judge.prompt import VERDICTS, JudgeReply, build_messages, parse_reply
-from nli_faith.judge.runner import JudgeSummary, ajudge_items, judge_items
+from __future__ import annotations
 
-__all__ = [
-    "VERDICTS",
-    "Cascade",
-    "FatalJudgeError",
-    "JudgeItem",
-    "JudgeReply",
-    "JudgeSummary",
-    "MergeError",
-    "OpenAIJudge",
-    "Outcome",
-    "RetryableJudgeError",
-    "ajudge_items",
-    "apply_outcomes",
-    "build_messages",
-    "items_from_result",
-    "judge_items",
-    "merge_scored",
-    "parse_reply",
-    "read_judged",
-    "result_from_dict",
-]
+from importlib import import_module
+from typing import Any
+
+#: Public name -> module; imported on first use, so that importing a small module of
+#: this package (``nli_faith.judge.defaults`` for ``nli-faith --help``) stays cheap.
+_EXPORTS = {
+    "Cascade": "nli_faith.judge.cascade",
+    "FatalJudgeError": "nli_faith.judge.client",
+    "JudgeItem": "nli_faith.judge.items",
+    "JudgeReply": "nli_faith.judge.prompt",
+    "JudgeSummary": "nli_faith.judge.runner",
+    "MergeError": "nli_faith.judge.merge",
+    "OpenAIJudge": "nli_faith.judge.client",
+    "Outcome": "nli_faith.judge.merge",
+    "RetryableJudgeError": "nli_faith.judge.client",
+    "VERDICTS": "nli_faith.judge.prompt",
+    "ajudge_items": "nli_faith.judge.runner",
+    "apply_outcomes": "nli_faith.judge.merge",
+    "build_messages": "nli_faith.judge.prompt",
+    "items_from_result": "nli_faith.judge.items",
+    "judge_items": "nli_faith.judge.runner",
+    "merge_scored": "nli_faith.judge.merge",
+    "parse_reply": "nli_faith.judge.prompt",
+    "read_judged": "nli_faith.judge.merge",
+    "result_from_dict": "nli_faith.judge.merge",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'nli_faith.judge' has no attribute {name!r}")

@@ -25,16 +25,13 @@ import numpy as np
 
 from nli_faith.errors import E_CONCURRENCY, E_JUDGE_GAVE_UP, E_JUDGE_TYPE, E_MAX_ATTEMPTS
 from nli_faith.judge.client import FatalJudgeError, OpenAIJudge, RetryableJudgeError
+from nli_faith.judge.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
 from nli_faith.judge.items import JudgeItem
 from nli_faith.judge.merge import Outcome
 from nli_faith.judge.prompt import JudgeReply, normalize_verdict
 
 logger = logging.getLogger(__name__)
 
-#: Claims in flight at once, unless told otherwise.
-DEFAULT_CONCURRENCY = 8
-#: Tries per claim (the first one and the retries).
-DEFAULT_MAX_ATTEMPTS = 4
 #: First back-off, in seconds; doubled after each failed try.
 DEFAULT_BACKOFF = 1.0
 #: Longest single back-off, in seconds (also caps a server's ``Retry-After``).
