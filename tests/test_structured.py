@@ -163,3 +163,13 @@ def test_dialogue_and_faq_lines_are_not_key_value_data():
         "Alice: Are you coming tonight?\nBob: Yes!",
     ):
         assert structured_blocks(text) == (), text
+
+
+def test_a_two_column_row_statement_spans_the_whole_row():
+    """The statement names the row's label as well as its value, so its evidence span is
+    the row, not the value cell alone."""
+    from nli_faith.text.structured import structured_statements
+
+    table = "| Year | Revenue |\n|---|---|\n| 2022 | $5M |\n| 2023 | $7M |"
+    spans = [table[s.start : s.end] for s in structured_statements(table)]
+    assert spans == ["| 2022 | $5M |", "| 2023 | $7M |"]

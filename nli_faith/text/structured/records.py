@@ -157,9 +157,9 @@ def record_statements(
     fields = [(k, unit.apply(v), s, e) for k, v, s, e in fields if v.strip()]
     if not fields:
         return []
-    if len(fields) == 1:
-        k, v, s, e = fields[0]
-        return [Statement(sentence(_one_field(title, k, v)), s, e)]
+    if len(fields) == 1:  # the statement names the record too: it spans the whole record
+        k, v, _, _ = fields[0]
+        return [Statement(sentence(_one_field(title, k, v)), start, end)]
     out: list[Statement] = []
     if len(fields) <= MAX_RECORD_FIELDS:
         body = "; ".join(_field(k, v) for k, v, _, _ in fields)
