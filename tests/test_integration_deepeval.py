@@ -244,3 +244,57 @@ def test_batcher_survives_a_loop_stopped_mid_batch(bundled_scorer):
     old.close()
     result = asyncio.run(asyncio.wait_for(batcher.ascore(record), timeout=30))
     assert result.claims[0].verdict == "yes"
+
+
+def test_batcher_serves_several_event_loops_at_once():
+    """Threads each running their own event loop (as DeepEval and RAGAS may) share one
+    batcher: every record of every loop gets its result, and score_batch never runs twice
+    at the same time."""
+    import threading
+
+    from nli_faith.integrations.batching import Batcher
+    from nli_faith.results import FaithfulnessResult
+
+    active, overlap, calls = [0], [False], [0]
+    lock = threading.Lock()
+
+    class FakeScorer:  # stands in for the model: the property is about the batcher
+        def score_batch(self, records):
+            with lock:
+                active[0] += 1
+                calls[0] += 1
+                overlap[0] |= active[0] > 1
+            try:
+                import time
+
+                time.sleep(0.01)
+                return [
+                    FaithfulnessResult(1.0, 1.0, 1.0, 1, 1, 0, 0, r["response"]) for r in records
+                ]
+            finally:
+                with lock:
+                    active[0] -= 1
+
+    batcher = Batcher(FakeScorer())
+    outcome: dict[str, object] = {}
+
+    def worker(name: str) -> None:
+        async def main():
+            recs = [{"response": f"{name}-{i}", "context": "x"} for i in range(40)]
+            out = await asyncio.wait_for(
+                asyncio.gather(*(batcher.ascore(r) for r in recs)), timeout=30
+            )
+            return [r.reason for r in out]
+
+        try:
+            outcome[name] = asyncio.run(main())
+        except Exception as err:  # noqa: BLE001 - recorded for the assertion below
+            outcome[name] = repr(err)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in "ABCD"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert {n: outcome[n] for n in "ABCD"} == {n: [f"{n}-{i}" for i in range(40)] for n in "ABCD"}
+    assert not overlap[0] and calls[0] <= 8

@@ -98,8 +98,11 @@ class Batcher:
         self.scorer = scorer
         self.cache_size = cache_size
         self._cache: OrderedDict[str, FaithfulnessResult] = OrderedDict()
-        self._pending: list[tuple[str, Mapping[str, Any], asyncio.Future]] = []
-        self._flusher: asyncio.Task | None = None
+        # One waiting list and one flusher per event loop: callers on several loops (threads
+        # each running asyncio.run, as DeepEval and RAGAS can) never drop each other's records.
+        self._pending: dict[asyncio.AbstractEventLoop, list] = {}
+        self._flushers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+        self._score_lock = threading.Lock()  # one score_batch at a time (the tokenizer)
 
     def cached(self, record: Mapping[str, Any]) -> FaithfulnessResult | None:
         """The cached result of ``record``, if it was scored already."""
@@ -111,6 +114,10 @@ class Batcher:
 
     def score_many(self, records: Sequence[Mapping[str, Any]]) -> list[FaithfulnessResult]:
         """Score the records not cached yet in one ``score_batch`` run; all results in order."""
+        with self._score_lock:
+            return self._score_many(records)
+
+    def _score_many(self, records: Sequence[Mapping[str, Any]]) -> list[FaithfulnessResult]:
         keys = [record_key(r) for r in records]
         found: dict[str, FaithfulnessResult] = {}
         todo: dict[str, Mapping[str, Any]] = {}
@@ -138,23 +145,25 @@ class Batcher:
             return hit
         loop = asyncio.get_running_loop()
         future = loop.create_future()
-        self._pending.append((record_key(record), record, future))
-        flusher = self._flusher
-        if flusher is None or flusher.done() or flusher.get_loop() is not loop:
-            self._flusher = loop.create_task(self._flush_when_settled())
+        self._pending.setdefault(loop, []).append((record_key(record), record, future))
+        flusher = self._flushers.get(loop)
+        if flusher is None or flusher.done():
+            self._flushers[loop] = loop.create_task(self._flush_when_settled(loop))
         return await future
 
-    async def _flush_when_settled(self) -> None:
-        quiet, seen = 0, len(self._pending)
+    async def _flush_when_settled(self, loop: asyncio.AbstractEventLoop) -> None:
+        pending = self._pending[loop]
+        quiet, seen = 0, len(pending)
         while quiet < SETTLE_TURNS:
             await asyncio.sleep(0)
-            quiet = quiet + 1 if len(self._pending) == seen else 0
-            seen = len(self._pending)
-        loop = asyncio.get_running_loop()  # records left by a loop that stopped are dropped
-        batch = [p for p in self._pending if p[2].get_loop() is loop and not p[2].done()]
-        self._pending = []
-        try:
-            results = self.score_many([rec for _, rec, _ in batch])
+            quiet = quiet + 1 if len(pending) == seen else 0
+            seen = len(pending)
+        # no await between taking the batch and clearing: nothing is appended in between
+        batch = [p for p in pending if not p[2].done()]
+        self._pending.pop(loop, None)
+        self._flushers.pop(loop, None)
+        try:  # off the loop: other coroutines (an LLM metric, HTTP calls) keep running
+            results = await asyncio.to_thread(self.score_many, [rec for _, rec, _ in batch])
         except Exception as err:  # hand the error to every waiting caller
             for _, _, future in batch:
                 if not future.done():
