@@ -265,3 +265,8 @@ E_RAY_STDIO = (
 
 # Judge merge (review fixes).
 E_MERGE_NOT_OBJECT = "{path}:{line}: the line is not a JSON object."
+E_REFERENCE_AFTER_JUDGE = (
+    "The judge turned {n} supported claim(s) into unsupported ones that were never checked "
+    "against the reference answer, so no hallucination / self-knowledge rates are given: "
+    "run FaithfulnessScorer.check_reference on the merged results."
+)

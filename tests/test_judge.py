@@ -452,3 +452,23 @@ def test_a_judged_line_with_a_judge_error_is_never_its_verdict():
         ("no", None),
     ]
     assert errors == ["judged:3: the line is not a JSON object."]
+
+
+def test_reference_rates_are_withheld_when_the_judge_unsupports_an_unchecked_claim():
+    from nli_faith.judge.merge import Outcome, apply_outcomes
+    from nli_faith.results import ClaimVerdict, FaithfulnessResult
+
+    claims = [
+        ClaimVerdict("A.", 0, 2, "yes", 0.9, 0.0, None),
+        ClaimVerdict("B.", 3, 5, "idk", 0.2, 0.0, None, reference_label="hallucination"),
+    ]
+    r = FaithfulnessResult(
+        1.0, 0.5, 0.55, 2, 1, 0, 1, "...", claims,
+        hallucination_rate=0.5, self_knowledge_rate=0.0,
+    )  # fmt: skip
+    m = apply_outcomes(r, {0: Outcome("no")})  # the judge says A is contradicted
+    assert m.n_no == 1 and m.hallucination_rate is None and m.self_knowledge_rate is None
+    assert "check_reference" in m.reason
+    # the judge supporting B instead leaves every unsupported claim labelled: rates given
+    m = apply_outcomes(r, {1: Outcome("yes")})
+    assert m.n_yes == 2 and m.hallucination_rate == 0.0

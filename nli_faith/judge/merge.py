@@ -24,6 +24,7 @@ from nli_faith.errors import (
     E_MERGE_NOT_OBJECT,
     E_MERGE_UNKNOWN,
     E_MERGE_VERDICT,
+    E_REFERENCE_AFTER_JUDGE,
     NliFaithError,
 )
 from nli_faith.judge.prompt import VERDICTS
@@ -81,12 +82,17 @@ def apply_outcomes(
             dataclasses.replace(c, reference_label=None) if c.verdict == "yes" else c
             for c in claims
         ]
-        r = reference_rates([c.reference_label for c in claims])
-        rates = {
-            "hallucination_rate": r.hallucination_rate,
-            "self_knowledge_rate": r.self_knowledge_rate,
-        }
-        reason = f"{reason} {explain_reference(r)}"
+        unchecked = [c for c in claims if c.verdict != "yes" and c.reference_label is None]
+        if unchecked:  # rates over a part of the unsupported claims would not add up
+            rates = {"hallucination_rate": None, "self_knowledge_rate": None}
+            reason = f"{reason} {E_REFERENCE_AFTER_JUDGE.format(n=len(unchecked))}"
+        else:
+            r = reference_rates([c.reference_label for c in claims])
+            rates = {
+                "hallucination_rate": r.hallucination_rate,
+                "self_knowledge_rate": r.self_knowledge_rate,
+            }
+            reason = f"{reason} {explain_reference(r)}"
     return dataclasses.replace(
         result,
         lenient=scores.lenient,
