@@ -147,3 +147,18 @@ def test_help_loads_no_heavy_library():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_band_flags_reach_the_scorer(monkeypatch):
+    from nli_faith import cli, scorer
+
+    seen: dict = {}
+
+    class Recorder:
+        def __init__(self, model, **options):
+            seen.update(options)
+            raise ValueError("recorded")
+
+    monkeypatch.setattr(scorer, "FaithfulnessScorer", Recorder)
+    assert cli.main(["score", "-", "--band-high", "0.9", "--band-low", "0.1"]) == 2
+    assert (seen["band_high"], seen["band_low"]) == (0.9, 0.1)

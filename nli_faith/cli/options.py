@@ -56,6 +56,20 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
         help="stop scoring a claim once one chunk supports it (same verdicts, less work)",
     )
     p.add_argument(
+        "--band-high",
+        type=float,
+        default=None,
+        help="confidence band: a claim is settled (not sent to a judge) when its best "
+        "entailment or contradiction reaches this (default 0.99)",
+    )
+    p.add_argument(
+        "--band-low",
+        type=float,
+        default=None,
+        help="confidence band: an idk is settled as not found when no chunk's entailment or "
+        "contradiction reaches this (default 0.3)",
+    )
+    p.add_argument(
         "--no-composite",
         action="store_true",
         help="do not score claims against composite premises (their best sentences from "
@@ -131,6 +145,9 @@ def scorer_options_from_args(args: argparse.Namespace) -> tuple[str, dict[str, A
         options["entail_threshold"] = args.entail_threshold
     if args.contradict_threshold is not None:
         options["contradict_threshold"] = args.contradict_threshold
+    for name in ("band_high", "band_low"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
     if getattr(args, "no_composite", False):
         options["composite"] = False
     explicit = {
