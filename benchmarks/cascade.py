@@ -37,13 +37,6 @@ DEFAULT_DATA_DIR = next(
     REPO.parent / "shared" / "data",
 )
 
-#: Band settings swept on the design half: (band_high, band_low).
-GRID = [
-    (hi, lo)
-    for hi in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99)
-    for lo in (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
-    if lo <= hi
-]
 #: Rows of the report table (besides the chosen default): from cautious to bold.
 SHOWN = [(0.99, 0.01), (0.98, 0.02), (0.95, 0.05), (0.9, 0.1), (0.8, 0.2), (0.7, 0.3), (0.5, 0.5)]
 
@@ -69,16 +62,17 @@ def claim_table(scorer, mats: list) -> dict[str, np.ndarray]:
 
 def band_figures(bands: np.ndarray, labels: np.ndarray, verdicts: np.ndarray) -> dict[str, Any]:
     """Settled share, agreement of settled claims with people, and per-band counts."""
+    from nli_faith.scoring.band_calibration import figures_of_bands
+
+    base = figures_of_bands(bands, labels)
     settled = bands != "uncertain"
-    pred = (bands == "supported").astype(int)
-    agree = pred == labels
     nli_agree = (verdicts == "yes").astype(int) == labels
     n = len(bands)
     out: dict[str, Any] = {
         "claims": n,
-        "settled": int(settled.sum()),
-        "settled_share": rnd(settled.mean(), 4) if n else None,
-        "settled_agreement": rnd(agree[settled].mean(), 4) if settled.any() else None,
+        "settled": base.settled,
+        "settled_share": base.settled_share,
+        "settled_agreement": base.settled_agreement,
         "uncertain_nli_agreement": rnd(nli_agree[~settled].mean(), 4) if (~settled).any() else None,
         "all_nli_agreement": rnd(nli_agree.mean(), 4) if n else None,
         "judge_calls_saved_per_1000": rnd(1000 * settled.mean(), 0) if n else None,
@@ -93,16 +87,9 @@ def band_figures(bands: np.ndarray, labels: np.ndarray, verdicts: np.ndarray) ->
     return out
 
 
-def choose(design: dict[tuple[float, float], dict], target: float) -> tuple[float, float]:
-    """Most claims settled at a design agreement >= ``target``; else the best agreement."""
-    ok = [k for k, f in design.items() if (f["settled_agreement"] or 0) >= target]
-    if ok:
-        return max(ok, key=lambda k: (design[k]["settled_share"], design[k]["settled_agreement"]))
-    return max(design, key=lambda k: design[k]["settled_agreement"] or 0)
-
-
 def study(data_dir: Path, cache: Path | None) -> dict[str, Any]:
     from nli_faith.scorer import FaithfulnessScorer
+    from nli_faith.scoring.band_calibration import BAND_GRID, choose_bands
     from nli_faith.scoring.bands import (
         DEFAULT_BAND_HIGH,
         DEFAULT_BAND_LOW,
@@ -134,9 +121,12 @@ def study(data_dir: Path, cache: Path | None) -> dict[str, Any]:
         return band_figures(bands, labels[sel], t["verdict"][sel])
 
     t1 = time.perf_counter()
-    design = {k: figures(*k, ~half) for k in GRID}
+    design = {k: figures(*k, ~half) for k in BAND_GRID}
     sweep_s = time.perf_counter() - t1
-    chosen = choose(design, TARGET_AGREEMENT)
+    chosen, _ = choose_bands(
+        {k: (f["settled_share"], f["settled_agreement"]) for k, f in design.items()},
+        TARGET_AGREEMENT,
+    )
     # the library's defaults, through the real aggregate() path (exact, unrounded)
     lib = (DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW)
     lib_bands = np.array([c.band for m in mats for c in scorer.aggregate(m).claims], dtype=object)

@@ -481,6 +481,30 @@ CASES: list[EvidenceCase] = [
         check=lambda r, _w: all(c.verdict != "no" for c in r.claims),
         criterion="never no",
     ),
+    C(
+        "n15",
+        "numbers",
+        "a value stated for another year, in prose (added after the attribution rule)",
+        "The firm hired 300 people in 2023.",
+        "In 2022 the firm hired 300 people. In 2023 it hired 500 people.",
+        ("not-yes",),
+    ),
+    C(
+        "n16",
+        "numbers",
+        "guard: a year elsewhere in the context does not take the value away",
+        "The company had 300 employees by 2005.",
+        "The company was founded in 1998. It had 300 employees by 2005, and 450 by 2010.",
+        ("yes",),
+    ),
+    C(
+        "n17",
+        "numbers",
+        "a value of another line of a price list (added after the attribution rule)",
+        "The basic plan costs $15 per month.",
+        "Pricing\nBasic plan $9 per month\nPro plan $15 per month\nTeam plan $40 per month",
+        ("not-yes",),
+    ),
     # -- 4b. a table in the answer ------------------------------------------------------------
     C(
         "t1",

@@ -215,6 +215,17 @@ E_CALIBRATION_CLASSES = (
     "calibration needs both faithful (label 1) and unfaithful (label 0) records in each half; "
     "got {n_pos} faithful and {n_neg} unfaithful usable records in all."
 )
+E_BAND_CALIBRATION_FEW = (
+    "the judge's bands were not calibrated (defaults kept): they need at least {min_claims} "
+    "labelled claims, with both labels in each half; give per-claim labels ('claims': "
+    "[{{'text', 'label'}}]) or more records that are a single claim."
+)
+E_FAITHFUL_STALE = (
+    "{n} record(s) had a 'faithful' decision that the judge's verdicts may have changed; it "
+    "was dropped: pass --thresholds FILE (the file `nli-faith score --thresholds` used) to "
+    "decide it again."
+)
+E_TARGET_AGREEMENT = "--target-agreement must be in (0, 1], got {value!r}."
 E_TARGET_PRECISION = "--target-precision must be in (0, 1], got {value!r}."
 E_REPORT_LINE = "{path}:{line}: not a JSON object written by `nli-faith score`."
 E_REPORT_JOIN = (

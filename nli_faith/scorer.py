@@ -55,6 +55,7 @@ from nli_faith.scoring.verdicts import (
     decide,
 )
 from nli_faith.text.align import align_premise
+from nli_faith.text.attribution import misattributed
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
 from nli_faith.text.citations import assign_citations, find_citations, strip_citations
 from nli_faith.text.claims import Claim, ClaimSplitter
@@ -437,6 +438,8 @@ class FaithfulnessScorer:
             if self.number_check:
                 support = self._number_mask(m.claims, m.chunks)
                 differs = quantity_mismatch(claims, chunks)
+                if differs.any():  # a value of another row, year or line supports nothing
+                    support &= ~misattributed(claims, chunks, differs)
             if self.contradiction_overlap > 0:
                 contra = overlap_mask(claims, chunks, min_share=self.contradiction_overlap)
             if is_composite(m.chunks).any():

@@ -42,6 +42,18 @@ def _slice(name: str, n: int) -> list[dict]:
 # -- pure functions ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["nli_faith.scoring.calibrate", "nli_faith.scoring.band_calibration", "nli_faith.judge.merge"],
+)
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
 def test_best_gate_is_optimal_and_meets_target_precision():
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 300)
@@ -137,6 +149,43 @@ def test_thresholds_for_another_model_are_a_clear_error(tmp_path, tiny_model_dir
     assert rc == 2
 
 
+def test_band_calibration_settles_most_claims_at_the_target_agreement():
+    from nli_faith.scoring.band_calibration import (
+        BAND_GRID,
+        calibrate_bands,
+        choose_bands,
+        settled_figures,
+    )
+
+    rng = np.random.default_rng(7)
+    n = 600
+    labels = rng.integers(0, 2, n)
+    # a noisy model: confident and mostly right far from 0.5, unsure near it
+    pe = np.clip(np.where(labels == 1, rng.beta(5, 1.5, n), rng.beta(1.5, 5, n)), 0, 1)
+    pc = np.where(labels == 1, 0.0, np.clip(1 - pe - rng.random(n) * 0.2, 0, 1))
+    verdicts = np.where(pe >= 0.5, "yes", np.where(pc >= 0.5, "no", "idk")).astype(object)
+    held_out = split_halves(labels, seed=1)
+    cal = calibrate_bands(verdicts, pe, pc, pe, labels, held_out, target=0.9)
+    assert cal.target_met and cal.band_low <= cal.band_high
+    design = ~held_out
+    arrays = [a[design] for a in (verdicts, pe, pc, pe, labels)]
+    figs = {k: settled_figures(*arrays, high=k[0], low=k[1]) for k in BAND_GRID}
+    chosen = figs[(cal.band_high, cal.band_low)]
+    assert chosen == cal.calibration and chosen.settled_agreement >= 0.9
+    # no other setting settles more claims at the target (brute force over the grid)
+    assert all(
+        f.settled_share <= chosen.settled_share
+        for f in figs.values()
+        if (f.settled_agreement or 0) >= 0.9
+    )
+    # a stricter target settles fewer claims; an impossible one is flagged
+    stricter = calibrate_bands(verdicts, pe, pc, pe, labels, held_out, target=0.99)
+    assert stricter.calibration.settled_share <= chosen.settled_share
+    _, met = choose_bands({(0.9, 0.1): (0.5, 0.8)}, 0.95)
+    assert not met
+    assert cal.held_out.n == int(held_out.sum()) and "held-out half" in cal.verdict()
+
+
 # -- end to end on visible labelled data ----------------------------------------------------------
 
 
@@ -176,6 +225,29 @@ def test_calibrate_command_reports_held_out_figures_honestly(begin_calibration, 
     assert ("do NOT" in rep["verdict"]) is (not improved)
     assert 0.05 <= th.options["entail_threshold"] <= 0.95
     assert th.model.weights_sha256 and len(th.model.weights_sha256) == 64
+
+
+@needs_data
+def test_calibrate_chooses_the_judge_bands_and_score_applies_them(begin_calibration, tmp_path):
+    _, out = begin_calibration
+    th = Thresholds.load(out)
+    bands = th.report["bands"]
+    assert bands["labels"] == "single-claim records"  # BEGIN answers are one claim each
+    assert th.options["band_high"] == bands["band_high"]
+    assert th.options["band_low"] == bands["band_low"] <= bands["band_high"]
+    if bands["target_met"]:
+        assert bands["calibration"]["settled_agreement"] >= bands["target_agreement"]
+    held, default = bands["held_out"], bands["default_held_out"]
+    assert held["n"] == default["n"] > 0 and "band_high=" in bands["verdict"]
+    scored = tmp_path / "banded.jsonl"
+    labelled = write_jsonl(tmp_path / "some.jsonl", _slice("begin_dev", 30))
+    rc = main(["score", str(labelled), "-o", str(scored), "--thresholds", str(out), "--quiet"])
+    assert rc == 0
+    hi = th.options["band_high"]
+    for row in map(json.loads, scored.read_text().splitlines()):
+        for c in row.get("claims") or []:  # the file's bands, not the defaults, decided these
+            if c["verdict"] == "yes":
+                assert (c["band"] == "supported") is (c["p_entail"] >= hi)
 
 
 @needs_data

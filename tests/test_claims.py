@@ -380,8 +380,8 @@ def test_a_markdown_table_in_the_answer_gives_one_claim_per_row(splitter: ClaimS
     )
     claims = splitter.split(response)
     assert texts(claims) == [
-        "Plan Pro: price $20; seats 5.",
-        "Plan Team: price $50; seats 20.",
+        "Plan Pro: price $20; 5 seats.",
+        "Plan Team: price $50; 20 seats.",
         "Both include support.",
     ]
     assert [response[c.start : c.end] for c in claims[:2]] == [
@@ -396,7 +396,7 @@ def test_json_in_the_answer_is_read_as_claims(splitter: ClaimSplitter) -> None:
     claims = splitter.split(response)
     assert texts(claims) == [
         "The figures are below.",
-        "Revenue 2023 $383.3 billion; employees 161000.",
+        "Revenue 2023 $383.3 billion; 161000 employees.",
     ]
     assert response[claims[1].start : claims[1].end].startswith('{"revenue_2023"')
 

@@ -97,8 +97,8 @@ def test_a_markdown_table_in_the_answer_is_checked_row_by_row(bundled_scorer):
     team = "The Team plan costs $50 per month and includes 20 seats."
     r = bundled_scorer.score(response, [pro.format("$20"), team])
     assert [(c.claim, c.verdict) for c in r.claims] == [
-        ("Plan Pro: price $20; seats 5.", "yes"),
-        ("Plan Team: price $50; seats 20.", "yes"),
+        ("Plan Pro: price $20; 5 seats.", "yes"),
+        ("Plan Team: price $50; 20 seats.", "yes"),
     ]
     assert response[r.claims[0].start : r.claims[0].end] == "| Pro | $20 | 5 |"
     r = bundled_scorer.score(response, [pro.format("$25"), team])

@@ -336,6 +336,49 @@ def test_merge_cli_recomputes_and_names_bad_lines(scored):
     assert r3["claims"][0]["source"] == "nli" and r3["strict"] == 1.0  # not touched
 
 
+def test_merge_and_judge_decide_faithful_again_or_drop_it(scored, server, script):
+    from nli_faith.scoring.thresholds import Decision, ModelId, Thresholds
+
+    lines = [json.loads(x) for x in (scored / "scored.jsonl").read_text().splitlines()]
+    assert lines[0]["strict"] == 0.5  # two of four claims yes before the judge
+    gated = write_jsonl(scored / "gated.jsonl", [{**r, "faithful": True} for r in lines])
+    th = scored / "th.json"
+    Thresholds(ModelId("m", "m", None), {}, Decision("strict", 0.5)).save(th)
+    esc = json.loads((scored / "esc.jsonl").read_text().splitlines()[0])
+    judged = write_jsonl(scored / "judged-f.jsonl", [{**esc, "verdict": "no"}])
+    out = run_cli(
+        "merge", str(gated), str(judged), "--thresholds", str(th), "-o", str(scored / "f.jsonl")
+    )
+    assert out.returncode == 0, out.stderr
+    r1, _, r3 = [json.loads(x) for x in (scored / "f.jsonl").read_text().splitlines()]
+    assert r1["strict"] == 0.25 and r1["faithful"] is False  # re-decided on the new score
+    assert r3["faithful"] is True  # not judged: kept
+    out = run_cli("merge", str(gated), str(judged), "-o", str(scored / "g.jsonl"))
+    assert out.returncode == 0 and "1 record(s) had a 'faithful' decision" in out.stderr
+    r1, _, r3 = [json.loads(x) for x in (scored / "g.jsonl").read_text().splitlines()]
+    assert "faithful" not in r1 and r3["faithful"] is True
+    # the judge command: the fake judge says "no" to everything it is asked
+    script.reset(default="no")
+    out = run_cli(
+        "judge",
+        str(gated),
+        "--base-url",
+        server.base_url,
+        "--model",
+        "fake-judge",
+        "--thresholds",
+        str(th),
+        "-o",
+        str(scored / "j.jsonl"),
+        "--no-progress",
+    )
+    assert out.returncode == 0, out.stderr
+    r1 = json.loads((scored / "j.jsonl").read_text().splitlines()[0])
+    assert r1["n_judged"] == 2 and r1["strict"] == 0.25 and r1["faithful"] is False
+    out = run_cli("merge", str(gated), str(judged), "--thresholds", str(scored / "none.json"))
+    assert out.returncode == 2 and "none.json" in out.stderr
+
+
 def test_merge_functions_reject_a_changed_claim_and_duplicates(scored):
     scored_lines = [json.loads(x) for x in (scored / "scored.jsonl").read_text().splitlines()]
     esc = json.loads((scored / "esc.jsonl").read_text().splitlines()[0])

@@ -37,7 +37,7 @@ def test_every_statement_span_lies_inside_its_block_for_nested_json():
     (block,) = structured_blocks(doc)
     assert block.kind == "json" and doc[block.start :].startswith("{")
     texts = [s.text for s in block.statements]
-    assert "company Acme, employees: 120." in texts
+    assert "company Acme: 120 employees." in texts  # a count reads as one
     assert "company Acme offices: Paris and Berlin." in texts
     for s in block.statements:
         assert block.start <= s.start < s.end <= block.end
@@ -46,7 +46,7 @@ def test_every_statement_span_lies_inside_its_block_for_nested_json():
 def test_arrays_of_objects_are_records_named_by_their_name_field():
     doc = 'Plans: [{"name": "Basic", "price": "$10", "seats": 1}, {"name": "Pro", "price": "$20"}]'
     records = [s.text for s in structured_statements(doc) if not s.part]
-    assert records == ["Plans Basic: price $10; seats 1.", "Plans Pro, price: $20."]
+    assert records == ["Plans Basic: price $10; 1 seats.", "Plans Pro, price: $20."]
 
 
 def test_malformed_json_citations_and_prose_braces_stay_text():
@@ -70,14 +70,14 @@ def test_markdown_table_rows_are_records_and_header_and_separator_are_not():
     assert block.kind == "table"
     records = [s for s in block.statements if not s.part]
     assert [s.text for s in records] == [
-        "Pricing Plan Pro: price $20; seats 5.",
-        "Pricing Plan Team: price $50; seats 20.",
+        "Pricing Plan Pro: price $20; 5 seats.",
+        "Pricing Plan Team: price $50; 20 seats.",
     ]
     assert [doc[s.start : s.end] for s in records] == ["| Pro | 20 | 5 |", "| Team | 50 | 20 |"]
     assert not any("---" in s.text or s.text.startswith("Plan Plan") for s in block.statements)
     assert linearise(
         "| Tier | Annual fee | Lounge visits |\n|---|---|---|\n| Gold | $120 | 4 |"
-    ) == ("Tier Gold: annual fee $120; lounge visits 4.")
+    ) == ("Tier Gold: annual fee $120; 4 lounge visits.")
 
 
 def test_a_table_without_separator_row_is_not_a_table():
@@ -92,7 +92,7 @@ def test_html_table_cells_map_to_their_tags():
     (block,) = structured_blocks(doc)
     assert block.kind == "html"
     record, fee, visits = block.statements
-    assert record.text == "Fees Tier Gold: annual fee $120; visits 4."
+    assert record.text == "Fees Tier Gold: annual fee $120; 4 visits."
     assert doc[record.start : record.end].startswith("<tr><td>Gold")
     assert doc[fee.start : fee.end] == "<td>$120</td>"
     assert structured_blocks("<table><tr><td>broken") == ()
@@ -116,11 +116,11 @@ def test_csv_block_needs_a_header_and_rows_and_prose_with_commas_is_not_csv():
 def test_key_value_lines_under_a_label_form_one_record():
     doc = "Gold tier\nAnnual fee: $120\nLounge visits: 4\n\nNext paragraph."
     assert _texts(doc) == [
-        "Gold tier: annual fee $120; lounge visits 4.",
+        "Gold tier: annual fee $120; 4 lounge visits.",
         "Gold tier, annual fee: $120.",
-        "Gold tier, lounge visits: 4.",
+        "Gold tier: 4 lounge visits.",
     ]
-    assert linearise(doc) == "Gold tier: annual fee $120; lounge visits 4.\n\nNext paragraph."
+    assert linearise(doc) == "Gold tier: annual fee $120; 4 lounge visits.\n\nNext paragraph."
     # a sentence after a colon, or one line alone, is prose
     assert structured_blocks("Cancellation: Annual plans may be cancelled within 14 days.") == ()
     assert structured_blocks("Note: this is a sentence. And more.\nWarning: do not.") == ()

@@ -7,14 +7,17 @@ import json
 import sys
 
 from nli_faith.cli.options import add_scorer_options, limits_from_args, scorer_from_args
-from nli_faith.errors import E_TARGET_PRECISION, NliFaithError
+from nli_faith.errors import E_TARGET_AGREEMENT, E_TARGET_PRECISION, NliFaithError
 
 
-def _precision(value: str) -> float:
-    p = float(value)
-    if not 0 < p <= 1:
-        raise argparse.ArgumentTypeError(E_TARGET_PRECISION.format(value=p))
-    return p
+def _share(message: str):
+    def parse(value: str) -> float:
+        p = float(value)
+        if not 0 < p <= 1:
+            raise argparse.ArgumentTypeError(message.format(value=p))
+        return p
+
+    return parse
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -24,9 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=(
             "Score labelled JSONL records once (any accepted field names, plus 'label': 1 "
             "faithful / 0 not, and optionally 'claims': [{'text', 'label'}]), choose the "
-            "claim threshold and the record gate (faithful = strict >= min_score) on a "
-            "seeded half, report them on the other half beside the defaults, and save them "
-            "for `nli-faith score --thresholds` / FaithfulnessScorer.from_thresholds."
+            "claim threshold, the record gate (faithful = strict >= min_score) and the LLM "
+            "judge's confidence bands on a seeded half, report them on the other half beside "
+            "the defaults, and save them for `nli-faith score --thresholds`, `nli-faith "
+            "judge --thresholds` and FaithfulnessScorer.from_thresholds."
         ),
     )
     p.add_argument("input", help="labelled JSONL file, or - for standard input")
@@ -39,11 +43,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--target-precision",
-        type=_precision,
+        type=_share(E_TARGET_PRECISION),
         default=None,
         metavar="P",
         help="instead of balanced accuracy: the most recall among gates whose precision "
         "(share of passed records that are faithful) reaches P on the calibration half",
+    )
+    p.add_argument(
+        "--target-agreement",
+        type=_share(E_TARGET_AGREEMENT),
+        default=None,
+        metavar="A",
+        help="judge bands: settle the most claims locally while the settled ones agree with "
+        "the labels at least this often on the calibration half (default 0.9)",
+    )
+    p.add_argument(
+        "--no-bands",
+        action="store_true",
+        help="keep the default judge bands (--band-high / --band-low) instead of choosing them",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the half split (default 0)")
     add_scorer_options(p)
@@ -75,11 +92,14 @@ def _table(cal) -> str:
         + row("held-out claims, defaults", cal.claims_default_held_out)
         + (f"records without a score (left out): {cal.n_unscored}\n" if cal.n_unscored else "")
         + cal.verdict()
+        + (f"\n{cal.bands.verdict()}" if cal.bands is not None else "")
+        + (f"\nnote: {cal.band_note}" if cal.band_note else "")
     )
 
 
 def run(args: argparse.Namespace) -> int:
     from nli_faith.io import read_records
+    from nli_faith.scoring.bands import TARGET_AGREEMENT
     from nli_faith.scoring.calibrate import calibrate, parse_labelled
     from nli_faith.scoring.isolate import describe
     from nli_faith.scoring.thresholds import ModelId, Thresholds
@@ -119,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
             score=args.score,
             target_precision=args.target_precision,
             seed=args.seed,
+            calibrate_judge_bands=not args.no_bands,
+            target_agreement=args.target_agreement or TARGET_AGREEMENT,
         )
     except NliFaithError as err:
         return fail(str(err))

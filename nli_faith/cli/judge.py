@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+from nli_faith.cli.options import add_gate_option, gate_from_args
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from nli_faith.judge.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
@@ -40,12 +42,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="do not send response_format=json_object (for servers that reject it)",
     )
     p.add_argument("-o", "--output", default="-", help="merged JSONL (default: stdout)")
+    add_gate_option(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
-    from nli_faith.errors import E_JUDGE_KEY_ENV
+    from nli_faith.errors import E_FAITHFUL_STALE, E_JUDGE_KEY_ENV, NliFaithError
     from nli_faith.judge.client import OpenAIJudge
     from nli_faith.judge.io import line_items
     from nli_faith.judge.merge import (
@@ -55,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         read_jsonl,
         result_from_dict,
         scored_line,
+        stale_faithful,
     )
     from nli_faith.judge.runner import JudgeSummary, judge_items
 
@@ -69,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
             return fail(E_JUDGE_KEY_ENV.format(var=args.api_key_env))
     try:
         scored = read_jsonl(args.scored)
-    except (OSError, MergeError) as err:
+        decision = gate_from_args(args)
+    except (OSError, MergeError, NliFaithError) as err:
         return fail(err)
     judge = OpenAIJudge(
         base_url=args.base_url,
@@ -101,14 +106,20 @@ def run(args: argparse.Namespace) -> int:
     per: dict[int, dict[int, Outcome]] = {}
     for (k, item), out in zip(items, outcomes):
         per.setdefault(k, {})[item.claim_index] = out
+    out_lines = [
+        scored_line(line, apply_outcomes(result, per[k]), decision=decision) if k in per else line
+        for k, (line, result) in enumerate(zip(scored, results))
+    ]
     dst = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
-        for k, (line, result) in enumerate(zip(scored, results)):
-            merged = apply_outcomes(result, per.get(k, {}))
-            dst.write(json.dumps(scored_line(line, merged), ensure_ascii=False) + "\n")
+        for line in out_lines:
+            dst.write(json.dumps(line, ensure_ascii=False) + "\n")
     finally:
         if dst is not sys.stdout:
             dst.close()
     if not args.quiet:
         print(summary, file=sys.stderr)
+    stale = stale_faithful(scored, out_lines)
+    if stale:
+        print(E_FAITHFUL_STALE.format(n=stale), file=sys.stderr)
     return 1 if summary.failed else 0

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from nli_faith.cli.options import add_gate_option, gate_from_args
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -22,20 +24,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("scored", help="output of `nli-faith score`")
     p.add_argument("judged", help="the judge's verdicts: escalation lines plus 'verdict'")
     p.add_argument("-o", "--output", default="-", help="merged JSONL (default: stdout)")
+    add_gate_option(p)
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
-    from nli_faith.judge.merge import MergeError, merge_scored, read_jsonl, read_judged
+    from nli_faith.errors import E_FAITHFUL_STALE, NliFaithError
+    from nli_faith.judge.merge import (
+        MergeError,
+        merge_scored,
+        read_jsonl,
+        read_judged,
+        stale_faithful,
+    )
 
     try:
         scored = read_jsonl(args.scored)
         with open(args.judged, encoding="utf-8") as fh:
             judged, errors = read_judged(fh, path=args.judged)
-    except (OSError, MergeError) as err:
+        decision = gate_from_args(args)
+    except (OSError, MergeError, NliFaithError) as err:
         print(f"nli-faith merge: error: {err}", file=sys.stderr)
         return 2
-    merged, more = merge_scored(scored, judged, path=args.judged)
+    merged, more = merge_scored(scored, judged, path=args.judged, decision=decision)
     errors += more
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
@@ -46,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
             out.close()
     for message in errors:
         print(message, file=sys.stderr)
+    stale = stale_faithful(scored, merged)
+    if stale:
+        print(E_FAITHFUL_STALE.format(n=stale), file=sys.stderr)
     if not args.quiet:
         n = sum(c.get("source") == "judge" for r in merged for c in r.get("claims") or [])
         print(

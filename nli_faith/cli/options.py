@@ -181,3 +181,25 @@ def add_thresholds_option(p: argparse.ArgumentParser) -> None:
         "entail/contradict thresholds, and a 'faithful' field per record from its gate; "
         "--entail-threshold / --contradict-threshold given explicitly still apply",
     )
+
+
+def add_gate_option(p: argparse.ArgumentParser) -> None:
+    """``--thresholds FILE`` for commands that change scores without a model (judge, merge)."""
+    p.add_argument(
+        "--thresholds",
+        default=None,
+        metavar="FILE",
+        help="thresholds saved by `nli-faith calibrate`: decide each changed record's "
+        "'faithful' again with its gate (without it, a 'faithful' the new verdicts may "
+        "have made stale is dropped)",
+    )
+
+
+def gate_from_args(args: argparse.Namespace):
+    """The record gate (:class:`~nli_faith.scoring.thresholds.Decision`) of ``--thresholds``,
+    or ``None``; a bad file is a :class:`~nli_faith.errors.ThresholdsError`."""
+    if getattr(args, "thresholds", None) is None:
+        return None
+    from nli_faith.scoring.thresholds import Thresholds
+
+    return Thresholds.load(args.thresholds).decision

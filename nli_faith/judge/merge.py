@@ -203,13 +203,19 @@ def read_judged(lines: Iterable[str], *, path: str = "judged") -> tuple[list[Jud
 
 
 def merge_scored(
-    scored: list[dict[str, Any]], judged: list[Judged], *, path: str = "judged"
+    scored: list[dict[str, Any]],
+    judged: list[Judged],
+    *,
+    path: str = "judged",
+    decision: Any = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Merge checked judged lines into scored lines (``nli-faith score`` output).
 
     Returns the merged lines (one per scored line, in order) and an error for each
     judged line naming an unknown record or claim, a different claim text, or a claim
-    judged twice; those lines are not merged.
+    judged twice; those lines are not merged. ``decision`` (a
+    :class:`~nli_faith.scoring.thresholds.Decision`) re-decides ``faithful`` on the
+    merged scores (see :func:`scored_line`).
     """
     by_line = {rec.get("line"): k for k, rec in enumerate(scored)}
     per_record: dict[int, dict[int, Outcome]] = {}
@@ -246,18 +252,34 @@ def merge_scored(
             merged.append(rec)
             continue
         result = apply_outcomes(result_from_dict(rec), per_record[k])
-        merged.append(scored_line(rec, result))
+        merged.append(scored_line(rec, result, decision=decision))
     return merged, errors
 
 
-def scored_line(original: Mapping[str, Any], result: FaithfulnessResult) -> dict[str, Any]:
+def scored_line(
+    original: Mapping[str, Any], result: FaithfulnessResult, *, decision: Any = None
+) -> dict[str, Any]:
     """``original``'s keys that are not the result's (line, id, question...), then the result.
 
     A ``None`` field the original line left out (``error``, ``hallucination_rate``, a
     claim's ``reference_label``...) stays out, so the line keeps the shape it had.
+    ``faithful`` (the ``--thresholds`` gate) is decided again on the new scores with
+    ``decision``; without one, a ``faithful`` the judge may have made stale is dropped
+    (:func:`stale_faithful` counts those lines).
+
+    Example:
+        >>> from nli_faith.scoring.thresholds import Decision
+        >>> r = FaithfulnessResult(0.5, 0.5, 0.5, 2, 1, 1, 0, "...")
+        >>> gate = Decision("strict", 0.75)
+        >>> scored_line({"line": 1, "faithful": True}, r, decision=gate)["faithful"]
+        False
+        >>> "faithful" in scored_line({"line": 1, "faithful": True}, r)
+        False
     """
-    names = {f.name for f in dataclasses.fields(FaithfulnessResult)}
+    names = {f.name for f in dataclasses.fields(FaithfulnessResult)} | {"faithful"}
     out = {k: v for k, v in original.items() if k not in names}
+    if decision is not None:
+        out["faithful"] = decision.passes(result)
     for k, v in result.to_dict().items():
         if v is not None or k in original:
             out[k] = v
@@ -267,6 +289,11 @@ def scored_line(original: Mapping[str, Any], result: FaithfulnessResult) -> dict
         for name in [n for n, v in claim.items() if v is None and n not in was]:
             claim.pop(name)
     return out
+
+
+def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[str, Any]]) -> int:
+    """How many lines had a ``faithful`` decision that merging dropped (no ``decision``)."""
+    return sum("faithful" in a and "faithful" not in b for a, b in zip(lines, merged))
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:

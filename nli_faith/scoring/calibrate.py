@@ -13,7 +13,14 @@ What is calibrated (see ``README.md``, "Calibrate on your own labels"):
   for ``strict`` (a claim is ``yes`` when its best entailment reaches it) and
   ``contradict_threshold`` for ``lenient``; ``soft`` depends on none. With per-claim
   labels, the claim threshold is chosen on the claims (their balanced accuracy), then
-  ``min_score`` on the records; without, both are chosen together on the records.
+  ``min_score`` on the records; without, both are chosen together on the records;
+* the LLM judge's confidence bands (``band_high``, ``band_low``: which claims are
+  settled locally, which go to the judge), by the rule of
+  :mod:`nli_faith.scoring.band_calibration` (most claims settled while the settled ones
+  agree with the labels at least ``target_agreement`` of the time), on labelled claims:
+  the per-claim labels, or else the records that split into one claim (whose record
+  label is that claim's label). With fewer than :data:`MIN_BAND_CLAIMS` such claims
+  the defaults are kept and ``band_note`` says why.
 
 The objective is balanced accuracy, or with ``target_precision`` the highest recall of
 faithful records among gates whose precision (share of passed records that are
@@ -42,7 +49,14 @@ from typing import Any
 
 import numpy as np
 
-from nli_faith.errors import E_CALIBRATION_CLASSES, E_THRESHOLDS_SCORE, ThresholdsError
+from nli_faith.errors import (
+    E_BAND_CALIBRATION_FEW,
+    E_CALIBRATION_CLASSES,
+    E_THRESHOLDS_SCORE,
+    ThresholdsError,
+)
+from nli_faith.scoring.band_calibration import BAND_GRID, BandCalibration, calibrate_bands
+from nli_faith.scoring.bands import TARGET_AGREEMENT, nearest_entailment
 from nli_faith.scoring.thresholds import SCORES, Decision
 from nli_faith.scoring.verdicts import DEFAULT_CONTRADICT_THRESHOLD, DEFAULT_ENTAIL_THRESHOLD
 
@@ -63,6 +77,9 @@ DEFAULT_MIN_SCORE = 0.5
 GRID = tuple(round(0.05 * k, 2) for k in range(1, 20))
 SEED = 0
 N_BOOT = 2000
+#: Labelled claims needed (both halves together, each half holding both labels) to
+#: choose the judge's bands.
+MIN_BAND_CLAIMS = 20
 
 
 @dataclass(frozen=True)
@@ -104,6 +121,8 @@ class Calibration:
     n_unscored: int  # records left out: no verifiable claim, or an error
     claims_held_out: Figures | None = None
     claims_default_held_out: Figures | None = None
+    bands: BandCalibration | None = None  # the judge's bands, when labelled claims allow
+    band_note: str | None = None  # why the bands were not calibrated
 
     @property
     def improved(self) -> bool:
@@ -133,6 +152,8 @@ class Calibration:
         out["decision"] = asdict(self.decision)
         out["improved"] = self.improved
         out["verdict"] = self.verdict()
+        if self.bands is not None:
+            out["bands"]["verdict"] = self.bands.verdict()
         return out
 
 
@@ -307,12 +328,19 @@ def calibrate(
     seed: int = SEED,
     n_boot: int = N_BOOT,
     grid: Sequence[float] = GRID,
+    calibrate_judge_bands: bool = True,
+    target_agreement: float = TARGET_AGREEMENT,
+    band_grid: Sequence[tuple[float, float]] | None = None,
 ) -> Calibration:
     """Choose thresholds on a seeded half of labelled records; report on the other half.
 
     ``matrices[i]`` is record ``i``'s NLI matrix, ``labels[i]`` 1 (faithful) or 0;
     ``aggregate(matrix, **{knob: value})`` gives its result (the scorer's ``aggregate``).
+    With ``calibrate_judge_bands`` the judge's bands are chosen too (module doc), at
+    ``target_agreement`` over ``band_grid`` (default
+    :data:`~nli_faith.scoring.band_calibration.BAND_GRID`).
     """
+    band_grid = BAND_GRID if band_grid is None else band_grid
     if score not in SCORES:
         raise ThresholdsError(E_THRESHOLDS_SCORE.format(allowed=SCORES, score=score))
     knob = KNOBS[score]
@@ -392,6 +420,17 @@ def calibrate(
     options = dict(DEFAULTS)
     if knob is not None and value is not None:
         options[knob] = float(value)
+    bands, band_note = None, None
+    if calibrate_judge_bands:
+        table = _band_table(matrices, cache.at(value), keep, test, y, claim_labels)
+        if table is None:
+            band_note = E_BAND_CALIBRATION_FEW.format(min_claims=MIN_BAND_CLAIMS)
+        else:
+            *arrays, half, source = table
+            bands = calibrate_bands(
+                *arrays, half, target=target_agreement, grid=band_grid, source=source
+            )
+            options["band_high"], options["band_low"] = bands.band_high, bands.band_low
     objective = (
         "balanced_accuracy"
         if target_precision is None
@@ -412,6 +451,62 @@ def calibrate(
         n_unscored=int((~scored).sum()),
         claims_held_out=claims_new,
         claims_default_held_out=claims_old,
+        bands=bands,
+        band_note=band_note,
+    )
+
+
+def _band_table(
+    matrices: Sequence[Any],
+    results: Sequence[Any],
+    keep: np.ndarray,
+    test: np.ndarray,
+    y: np.ndarray,
+    claim_labels: Sequence[Sequence[ClaimLabel]] | None,
+) -> tuple[np.ndarray, ...] | None:
+    """Per labelled claim: verdict, p_entail, p_contradict, p_near, label, held-out flag,
+    and where the labels came from; ``None`` when too few claims carry a label.
+
+    A claim's label is the smallest of the labelled spans it overlaps (per-claim labels);
+    a record without them that split into exactly one claim lends it its own label.
+    """
+    rows: list[tuple[str, float, float, float, int, bool]] = []
+    sources = set()
+    for k, in_test, record_label in zip(keep, test, y):
+        result, m = results[k], matrices[k]
+        if getattr(result, "claims", None) is None or not hasattr(m, "probs"):
+            return None  # not scorer matrices (a toy aggregate): nothing to band
+        near = nearest_entailment(m.probs, m.mask) if len(m.claims) else []
+        spans = claim_labels[k] if claim_labels is not None else []
+        for i, c in enumerate(result.claims):
+            if spans:
+                hit = [s.label for s in spans if s.start < c.end and c.start < s.end]
+                if not hit:
+                    continue
+                label = min(hit)
+                sources.add("claim labels")
+            elif len(result.claims) == 1:
+                label = int(record_label)
+                sources.add("single-claim records")
+            else:
+                continue
+            rows.append(
+                (c.verdict, c.p_entail, c.p_contradict, float(near[i]), label, bool(in_test))
+            )
+    if len(rows) < MIN_BAND_CLAIMS:
+        return None
+    cols = list(zip(*rows))
+    labels, half = np.array(cols[4], dtype=int), np.array(cols[5], dtype=bool)
+    if any(len(set(labels[h].tolist())) < 2 for h in (half, ~half)):
+        return None
+    return (
+        np.array(cols[0], dtype=object),
+        np.array(cols[1], dtype=np.float64),
+        np.array(cols[2], dtype=np.float64),
+        np.array(cols[3], dtype=np.float64),
+        labels,
+        half,
+        " and ".join(sorted(sources)),
     )
 
 

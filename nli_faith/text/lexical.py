@@ -50,7 +50,11 @@ def content_words(text: str) -> frozenset[str]:
         ['15', 'expire', 'minute', 'session']
     """
     stop = _stop_words()
-    return frozenset(_stem(w) for w in _WORD_RE.findall(text.lower()) if w not in stop)
+    return frozenset(
+        _stem(w)
+        for w in _WORD_RE.findall(text.lower())
+        if w not in stop and (len(w) > 1 or w.isdigit())  # the "s" of "Apple's" is no word
+    )
 
 
 def overlap_mask(claims: Sequence[str], chunks: Sequence[str], *, min_share: float) -> np.ndarray:

@@ -325,6 +325,7 @@ def _structure(text: str) -> tuple[list[int], list[Span]]:
     pos = 0
     raw_lines = text.split("\n")
     wrapped = _wrapped_runs(raw_lines)
+    itemised = _itemised_runs(raw_lines)
     for n, raw in enumerate(raw_lines):
         start, pos = pos, pos + len(raw) + 1
         line = raw.rstrip("\r")
@@ -344,7 +345,9 @@ def _structure(text: str) -> tuple[list[int], list[Span]]:
             prev_line, blank_before = None, False
             continue
         if prev_line is not None and (
-            blank_before or not _continues(prev_line, prev_kind, line, kind, wrapped[n])
+            blank_before
+            or itemised[n]
+            or not _continues(prev_line, prev_kind, line, kind, wrapped[n])
         ):
             forced.append(start)
         prev_line, prev_kind, blank_before = line, kind, False
@@ -412,6 +415,45 @@ def _wrapped_runs(lines: list[str]) -> list[bool]:
         )
         for k in run:
             out[k] = evidence
+        run = []
+    return out
+
+
+#: A paragraph of at least this many short lines with no sentence end and no line
+#: break inside a sentence is one item per line, whatever the case of its lines.
+MIN_ITEM_LINES = 4
+
+
+def _itemised_runs(lines: list[str]) -> list[bool]:
+    """For each line: is its paragraph one item per line (a menu, a scraped list)?
+
+    Such a paragraph has :data:`MIN_ITEM_LINES` or more lines, each shorter than
+    :data:`WRAP_WIDTH`, none ending with a comma, fewer than one in eight ending with a
+    word a sentence does not end with ("the", "and", "in": a menu's "log in"), and none
+    but the last ending a sentence; its lines may start lowercase ("home", "products", "read how...").
+
+    Example:
+        >>> _itemised_runs(["home", "pricing", "read how teams save time", "about us"])
+        [True, True, True, True]
+        >>> _itemised_runs(["We met the", "team today", "and agreed", "on a plan."])
+        [False, False, False, False]
+    """
+    out = [False] * len(lines)
+    run: list[int] = []
+    for n in range(len(lines) + 1):
+        line = lines[n].strip() if n < len(lines) else ""
+        if line and n < len(lines) and line_kind(line) == "text":
+            run.append(n)
+            continue
+        texts = [lines[k].strip() for k in run]
+        if (
+            len(run) >= MIN_ITEM_LINES
+            and all(len(t) < WRAP_WIDTH and not t.endswith(",") for t in texts)
+            and 8 * sum(_open_ended(t) for t in texts) < len(texts)  # "log in" is an item
+            and not any(_ENDS_SENTENCE_RE.search(t) for t in texts[:-1])
+        ):
+            for k in run:
+                out[k] = True
         run = []
     return out
 

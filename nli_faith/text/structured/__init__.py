@@ -37,7 +37,7 @@ Example:
     ['TSLA deliveries: 1.31 million in 2022; 1.81 million in 2023.',
      'TSLA deliveries: 1.31 million in 2022.', 'TSLA deliveries: 1.81 million in 2023.']
     >>> linearise("| Tier | Annual fee | Lounge visits |\\n|---|---|---|\\n| Gold | $120 | 4 |")
-    'Tier Gold: annual fee $120; lounge visits 4.'
+    'Tier Gold: annual fee $120; 4 lounge visits.'
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def linearise(text: str) -> str:
         >>> linearise('AAPL revenue (USD bn): {"2022": 394.3, "2023": 383.3}')
         'AAPL revenue: $394.3 billion in 2022; $383.3 billion in 2023.'
         >>> linearise("Gold tier\\nAnnual fee: $120\\nLounge visits: 4")
-        'Gold tier: annual fee $120; lounge visits 4.'
+        'Gold tier: annual fee $120; 4 lounge visits.'
     """
     out: list[str] = []
     pos = 0

@@ -132,8 +132,29 @@ def is_period(key: str) -> bool:
     return bool(_PERIOD_RE.fullmatch(key.strip()))
 
 
+_BARE_NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _counted(key: str, value: str) -> bool:
+    """A bare number under a plural noun ("lounge visits", "employees") reads as a count:
+    "4 lounge visits", as a sentence would say it (and as the number check reads it)."""
+    last = humanise_key(key).split()[-1:] or [""]
+    word = last[0].lower()
+    return (
+        bool(_BARE_NUMBER_RE.fullmatch(value.strip()))
+        and len(word) > 3
+        and word.isalpha()
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is"))
+    )
+
+
 def _field(key: str, value: str) -> str:
-    return f"{value} in {key}" if is_period(key) else f"{humanise_key(key)} {value}"
+    if is_period(key):
+        return f"{value} in {key}"
+    if _counted(key, value):
+        return f"{value} {humanise_key(key)}"
+    return f"{humanise_key(key)} {value}"
 
 
 def join_title(title: str, text: str) -> str:
@@ -171,8 +192,8 @@ def record_statements(
 
 
 def _one_field(title: str, key: str, value: str) -> str:
-    if is_period(key):
-        return join_title(title, f"{value} in {key}")
+    if is_period(key) or _counted(key, value):
+        return join_title(title, _field(key, value))
     if title:
         return f"{title}, {humanise_key(key)}: {value}"
     return f"{key[:1].upper()}{key[1:]}: {value}"
