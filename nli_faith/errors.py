@@ -225,6 +225,7 @@ E_FAITHFUL_STALE = (
     "was dropped: pass --thresholds FILE (the file `nli-faith score --thresholds` used) to "
     "decide it again."
 )
+E_BANDS_KEPT = "the judge's bands were not calibrated (--no-bands): the scorer's bands are kept."
 E_TARGET_AGREEMENT = "--target-agreement must be in (0, 1], got {value!r}."
 E_TARGET_PRECISION = "--target-precision must be in (0, 1], got {value!r}."
 E_REPORT_LINE = "{path}:{line}: not a JSON object written by `nli-faith score`."

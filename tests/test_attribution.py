@@ -27,11 +27,19 @@ def _veto(claim: str, chunks: list[str]) -> list[bool]:
 
 
 def test_a_value_of_another_row_year_or_line_is_vetoed():
-    # the other row of a table, the other year of a JSON record, the other line of a page
+    # the other row of a table (alone, and in a window holding both rows)
+    both_rows = (
+        "Tier Gold: annual fee $120; 4 lounge visits. Tier Silver: annual fee $60; 2 lounge visits."
+    )
     assert _veto(
         "The Silver tier includes 4 lounge visits.",
-        ["Tier Gold: annual fee $120; 4 lounge visits.", "Tier Silver: 2 lounge visits."],
-    ) == [True, False]
+        [
+            "Tier Gold: annual fee $120; 4 lounge visits.",
+            "Tier Silver: 2 lounge visits.",
+            both_rows,
+        ],
+    ) == [True, False, True]
+    # the other year of a JSON record
     assert _veto(
         "Apple's revenue was 394.3 billion dollars in 2023.",
         [
@@ -39,15 +47,33 @@ def test_a_value_of_another_row_year_or_line_is_vetoed():
             "AAPL revenue: $383.3 billion in 2023.",
         ],
     ) == [True, False]
+    # the other line of a price list; one-letter names still tell rows apart
     assert _veto(
-        "The basic plan costs $15 per month.",
-        ["Basic plan $9 per month\nPro plan $15 per month"],
-    ) == [False]  # one chunk holding both: the mismatch rule does not fire, nothing to veto
+        "The basic plan costs $15 per month.", ["Basic plan $9 per month", "Pro plan $15 per month"]
+    ) == [False, True]
+    assert _veto(
+        "The Model S costs $80,000.", ["Model X: price $80,000.", "Model S: price $75,000."]
+    ) == [True, False]
 
 
-def test_no_veto_without_a_rival_or_when_the_value_sits_with_the_claims_subject():
-    # nothing states another value: no veto, whatever the passages say
-    assert _veto("It had 300 employees by 2005.", ["It had 300 employees by 2005."]) == [False]
+def test_no_veto_when_the_value_sits_with_the_claims_subject():
+    # the subject in the sentence (or heading) before the value still counts
+    for holder in (
+        "Silver members get extra perks. They receive 4 lounge visits per year.",
+        "Silver tier\nIt includes 4 lounge visits.",
+    ):
+        assert _veto(
+            "The Silver tier includes 4 lounge visits.",
+            [holder, "The Gold tier includes 6 lounge visits."],
+        ) == [False, False]
+    # a rival that only repeats the claim's verb does not win ("takes")
+    assert _veto(
+        "The refund takes 5 business days.",
+        [
+            "Refunds are processed quickly: expect 5 business days.",
+            "The refund of a gift card takes 10 business days.",
+        ],
+    ) == [False, False]
     # a year elsewhere in the context does not take the value away from its sentence
     assert _veto(
         "The company had 300 employees by 2005.",
@@ -100,6 +126,16 @@ def test_one_item_per_line_pages_split_per_line_whatever_the_case():
         "blog",
         "we employ 85 people",
     ]
-    # hard-wrapped prose still joins: its lines run on ("the", a comma)
+    # hard-wrapped prose still joins: its lines run on ("the", a comma), or it has full stops
     prose = "We met the\nsupplier on Monday, and\nthe order was\nconfirmed by noon today"
     assert len(split_sentences(prose)) == 1
+    narrow = (
+        "Revenue grew by 12 percent\nin the third quarter as demand\n"
+        "for cloud services rose sharply\nacross all regions."
+    )
+    assert len(split_sentences(narrow)) == 1
+    two = (
+        "The patient was admitted on Monday\nwith chest pain. She was given\n"
+        "aspirin and monitored overnight\nbefore being discharged."
+    )
+    assert len(split_sentences(two)) == 2

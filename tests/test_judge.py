@@ -375,6 +375,19 @@ def test_merge_and_judge_decide_faithful_again_or_drop_it(scored, server, script
     assert out.returncode == 0, out.stderr
     r1 = json.loads((scored / "j.jsonl").read_text().splitlines()[0])
     assert r1["n_judged"] == 2 and r1["strict"] == 0.25 and r1["faithful"] is False
+    # a file scored without --thresholds: every line gets its decision, judged or not
+    out = run_cli(
+        "merge",
+        str(scored / "scored.jsonl"),
+        str(judged),
+        "--thresholds",
+        str(th),
+        "-o",
+        str(scored / "h.jsonl"),
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(x) for x in (scored / "h.jsonl").read_text().splitlines()]
+    assert [r["faithful"] for r in rows] == [False, None, True]  # the middle line is an error
     out = run_cli("merge", str(gated), str(judged), "--thresholds", str(scored / "none.json"))
     assert out.returncode == 2 and "none.json" in out.stderr
 

@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         MergeError,
         Outcome,
         apply_outcomes,
+        decide_line,
         read_jsonl,
         result_from_dict,
         scored_line,
@@ -107,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
     for (k, item), out in zip(items, outcomes):
         per.setdefault(k, {})[item.claim_index] = out
     out_lines = [
-        scored_line(line, apply_outcomes(result, per[k]), decision=decision) if k in per else line
+        scored_line(line, apply_outcomes(result, per[k]), decision=decision)
+        if k in per
+        else (line if decision is None else decide_line(line, decision))
         for k, (line, result) in enumerate(zip(scored, results))
     ]
     dst = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")

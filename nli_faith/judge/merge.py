@@ -249,7 +249,7 @@ def merge_scored(
     merged = []
     for k, rec in enumerate(scored):
         if k not in per_record:
-            merged.append(rec)
+            merged.append(rec if decision is None else decide_line(rec, decision))
             continue
         result = apply_outcomes(result_from_dict(rec), per_record[k])
         merged.append(scored_line(rec, result, decision=decision))
@@ -264,8 +264,9 @@ def scored_line(
     A ``None`` field the original line left out (``error``, ``hallucination_rate``, a
     claim's ``reference_label``...) stays out, so the line keeps the shape it had.
     ``faithful`` (the ``--thresholds`` gate) is decided again on the new scores with
-    ``decision``; without one, a ``faithful`` the judge may have made stale is dropped
-    (:func:`stale_faithful` counts those lines).
+    ``decision`` (:func:`merge_scored` decides the unchanged lines too, with
+    :func:`decide_line`); without one, a ``faithful`` the judge may have made stale is
+    dropped (:func:`stale_faithful` counts those lines).
 
     Example:
         >>> from nli_faith.scoring.thresholds import Decision
@@ -289,6 +290,21 @@ def scored_line(
         for name in [n for n, v in claim.items() if v is None and n not in was]:
             claim.pop(name)
     return out
+
+
+def decide_line(line: Mapping[str, Any], decision: Any) -> dict[str, Any]:
+    """``line`` (a scored line) with ``faithful`` decided by ``decision`` on its scores.
+
+    Example:
+        >>> from nli_faith.scoring.thresholds import Decision
+        >>> decide_line({"line": 1, "strict": 0.8}, Decision("strict", 0.75))["faithful"]
+        True
+        >>> decide_line({"line": 2, "error": "E", "strict": None}, Decision())["faithful"] is None
+        True
+    """
+    value = line.get(decision.score)
+    passed = None if value is None or line.get("error") else bool(value >= decision.min_score)
+    return {**line, "faithful": passed}
 
 
 def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[str, Any]]) -> int:

@@ -68,7 +68,8 @@ class BandCalibration:
     default_held_out: BandFigures  # library defaults, other half
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """As JSON-ready values, shares rounded to 4 decimals."""
+        return _rounded(asdict(self))
 
     def verdict(self) -> str:
         """One sentence on the held-out half: settled share and agreement, against the defaults."""
@@ -85,6 +86,14 @@ class BandCalibration:
             f"{DEFAULT_BAND_HIGH:g}/{DEFAULT_BAND_LOW:g}: {pct(old.settled_share)} settled, "
             f"{pct(old.settled_agreement)} agreeing; target {pct(self.target_agreement)})."
         )
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
 
 
 def settled_figures(
@@ -114,8 +123,8 @@ def figures_of_bands(bands: np.ndarray, labels: np.ndarray) -> BandFigures:
     return BandFigures(
         n=n,
         settled=int(settled.sum()),
-        settled_share=round(float(settled.mean()), 4) if n else None,
-        settled_agreement=round(float(agree[settled].mean()), 4) if settled.any() else None,
+        settled_share=float(settled.mean()) if n else None,  # unrounded: compared to targets
+        settled_agreement=float(agree[settled].mean()) if settled.any() else None,
     )
 
 

@@ -51,6 +51,7 @@ import numpy as np
 
 from nli_faith.errors import (
     E_BAND_CALIBRATION_FEW,
+    E_BANDS_KEPT,
     E_CALIBRATION_CLASSES,
     E_THRESHOLDS_SCORE,
     ThresholdsError,
@@ -153,7 +154,7 @@ class Calibration:
         out["improved"] = self.improved
         out["verdict"] = self.verdict()
         if self.bands is not None:
-            out["bands"]["verdict"] = self.bands.verdict()
+            out["bands"] = {**self.bands.to_dict(), "verdict": self.bands.verdict()}
         return out
 
 
@@ -421,7 +422,9 @@ def calibrate(
     if knob is not None and value is not None:
         options[knob] = float(value)
     bands, band_note = None, None
-    if calibrate_judge_bands:
+    if not calibrate_judge_bands:
+        band_note = E_BANDS_KEPT
+    else:
         table = _band_table(matrices, cache.at(value), keep, test, y, claim_labels)
         if table is None:
             band_note = E_BAND_CALIBRATION_FEW.format(min_claims=MIN_BAND_CLAIMS)

@@ -2,8 +2,9 @@
 
 A thresholds file holds two things:
 
-* ``options``: scorer options (today ``entail_threshold`` and ``contradict_threshold``;
-  any keyword of :class:`~nli_faith.scorer.FaithfulnessScorer` may appear), applied when
+* ``options``: scorer options (``entail_threshold``, ``contradict_threshold`` and, when
+  labelled claims allowed choosing them, the judge's ``band_high`` / ``band_low``; any
+  keyword of :class:`~nli_faith.scorer.FaithfulnessScorer` may appear), applied when
   the scorer is built with :meth:`~nli_faith.scorer.FaithfulnessScorer.from_thresholds`;
 * ``decision``: the record-level gate, ``faithful = result.<score> >= min_score``
   (``score`` is ``strict`` by default), which :meth:`Decision.passes` applies.

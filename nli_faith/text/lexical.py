@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
+_POSSESSIVE_RE = re.compile(r"(?<=\w)['\u2019]s\b")
 
 
 @lru_cache(maxsize=1)
@@ -50,11 +51,8 @@ def content_words(text: str) -> frozenset[str]:
         ['15', 'expire', 'minute', 'session']
     """
     stop = _stop_words()
-    return frozenset(
-        _stem(w)
-        for w in _WORD_RE.findall(text.lower())
-        if w not in stop and (len(w) > 1 or w.isdigit())  # the "s" of "Apple's" is no word
-    )
+    text = _POSSESSIVE_RE.sub("", text.lower())  # "Apple's" -> "apple" (not "apple", "s")
+    return frozenset(_stem(w) for w in _WORD_RE.findall(text) if w not in stop)
 
 
 def overlap_mask(claims: Sequence[str], chunks: Sequence[str], *, min_share: float) -> np.ndarray:

@@ -419,6 +419,8 @@ def _wrapped_runs(lines: list[str]) -> list[bool]:
     return out
 
 
+#: A sentence that ends inside a line ("...chest pain. She was given").
+_MID_END_RE = re.compile(r"[.!?][\"')\]]*\s+[A-Z]")
 #: A paragraph of at least this many short lines with no sentence end and no line
 #: break inside a sentence is one item per line, whatever the case of its lines.
 MIN_ITEM_LINES = 4
@@ -429,8 +431,10 @@ def _itemised_runs(lines: list[str]) -> list[bool]:
 
     Such a paragraph has :data:`MIN_ITEM_LINES` or more lines, each shorter than
     :data:`WRAP_WIDTH`, none ending with a comma, fewer than one in eight ending with a
-    word a sentence does not end with ("the", "and", "in": a menu's "log in"), and none
-    but the last ending a sentence; its lines may start lowercase ("home", "products", "read how...").
+    word a sentence does not end with ("the", "and", "in": a menu's "log in"), and no
+    sentence ending in it, at a line's end or inside a line (prose wrapped at a narrow
+    width ends its paragraph with a full stop); its lines may start lowercase ("home",
+    "products", "read how...").
 
     Example:
         >>> _itemised_runs(["home", "pricing", "read how teams save time", "about us"])
@@ -450,7 +454,7 @@ def _itemised_runs(lines: list[str]) -> list[bool]:
             len(run) >= MIN_ITEM_LINES
             and all(len(t) < WRAP_WIDTH and not t.endswith(",") for t in texts)
             and 8 * sum(_open_ended(t) for t in texts) < len(texts)  # "log in" is an item
-            and not any(_ENDS_SENTENCE_RE.search(t) for t in texts[:-1])
+            and not any(_ENDS_SENTENCE_RE.search(t) or _MID_END_RE.search(t) for t in texts)
         ):
             for k in run:
                 out[k] = True

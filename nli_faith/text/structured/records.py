@@ -132,7 +132,12 @@ def is_period(key: str) -> bool:
     return bool(_PERIOD_RE.fullmatch(key.strip()))
 
 
-_BARE_NUMBER_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_WHOLE_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})*|\d+")
+#: Plural field names whose values are amounts, scores or dates, not counts of the thing.
+_NOT_COUNTED = frozenset(
+    "fees costs prices assets earnings savings revenues expenses sales profits losses "
+    "ratings scores series years rates points goals totals sums amounts".split()
+)
 
 
 def _counted(key: str, value: str) -> bool:
@@ -141,7 +146,8 @@ def _counted(key: str, value: str) -> bool:
     last = humanise_key(key).split()[-1:] or [""]
     word = last[0].lower()
     return (
-        bool(_BARE_NUMBER_RE.fullmatch(value.strip()))
+        bool(_WHOLE_NUMBER_RE.fullmatch(value.strip()))
+        and word not in _NOT_COUNTED
         and len(word) > 3
         and word.isalpha()
         and word.endswith("s")
