@@ -546,8 +546,8 @@ class FaithfulnessScorer:
         """A scorer set up for CPU latency: :data:`GUARDRAIL_OPTIONS` plus ``options``.
 
         On a 2-core CPU it scored a 5-sentence answer against three 150-word passages
-        in ~93 ms at the median (``benchmarks/results/speed.md``), with the full scan's
-        verdicts on 99.2% of claims of the visible benchmark sets.
+        in 93-165 ms at the median (``benchmarks/results/speed.md``; one VM, two days),
+        with the full scan's verdicts on 99.2% of claims of the visible benchmark sets.
 
         Example:
             >>> scorer = FaithfulnessScorer.guardrail()
