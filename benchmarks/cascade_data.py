@@ -66,12 +66,18 @@ def report_half(records: list[LabelledRecord]) -> np.ndarray:
 def build_matrices(scorer, records: list[LabelledRecord], cache: Path | None) -> list[Any]:
     """Full-scan NLI matrices, one per record, with the gold sentences as the claims.
 
-    Pickled in ``cache`` (keyed by the record ids and the claims), so a re-run is instant.
+    Pickled in ``cache``, keyed by the record ids and the claims, the library's source and
+    the model's weights (so a change to chunking or to the model is never served stale):
+    a re-run of the same code is instant.
     """
+    from nli_faith.nli.fingerprint import weights_sha256
     from nli_faith.scorer import NLIMatrix
     from nli_faith.text.claims import Claim
 
-    key = [(r.set, r.id, tuple(r.claims)) for r in records]
+    key = [
+        ("library", _source_sha256(), weights_sha256(scorer.nli.path)),
+        *[(r.set, r.id, tuple(r.claims)) for r in records],
+    ]
     if cache is not None and cache.exists():
         with cache.open("rb") as fh:
             saved = pickle.load(fh)
@@ -89,3 +95,17 @@ def build_matrices(scorer, records: list[LabelledRecord], cache: Path | None) ->
         with cache.open("wb") as fh:
             pickle.dump({"key": key, "mats": mats}, fh)
     return mats
+
+
+def _source_sha256() -> str:
+    """SHA-256 of the ``nli_faith`` package's Python source (paths and bytes)."""
+    import hashlib
+
+    import nli_faith
+
+    root = Path(nli_faith.__file__).parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()

@@ -1,4 +1,4 @@
-"""The quality benchmark's metrics, baselines and cache (no model run; fast)."""
+"""The quality benchmark's metrics, baselines and caches (one tiny model run; fast)."""
 
 from __future__ import annotations
 
@@ -141,3 +141,23 @@ def test_report_marks_datasets_where_nli_faith_does_not_beat_both_baselines():
     assert _verdict(base | {"single_pass": 0.6, "token_overlap": 0.72}).startswith("**NO**")
     out = _verdict(base | {"single_pass": 0.8, "token_overlap": 0.79})
     assert "token overlap and single pass" in out
+
+
+def test_cascade_matrix_cache_is_rebuilt_when_the_library_changes(
+    bundled_scorer, tmp_path, monkeypatch
+):
+    import benchmarks.cascade_data as cd
+
+    recs = [
+        cd.LabelledRecord("x", "1", ["The sky is blue. Grass is green."], ["The sky is blue."], [1])
+    ]
+    cache = tmp_path / "matrices.pkl"
+    calls = []
+    fill = bundled_scorer._fill
+    monkeypatch.setattr(bundled_scorer, "_fill", lambda *a: (calls.append(1), fill(*a))[1])
+    first = cd.build_matrices(bundled_scorer, recs, cache)
+    again = cd.build_matrices(bundled_scorer, recs, cache)
+    assert len(calls) == 1 and (first[0].probs == again[0].probs).all()  # served from cache
+    monkeypatch.setattr(cd, "_source_sha256", lambda: "another library")
+    cd.build_matrices(bundled_scorer, recs, cache)
+    assert len(calls) == 2  # a changed library is scored again, not served stale
