@@ -175,3 +175,30 @@ def test_cli_streams_with_a_summary_and_pairs_in_the_bar(tmp_path, tiny_model_di
     assert int(table["claims not found (idk)"]) == sum(r["n_idk"] for r in rows)
     scored = [r for r in rows if "error" not in r and r["n_claims"]]
     assert table["mean soft"] == f"{sum(r['soft'] for r in scored) / len(scored):.3f}"
+
+
+def test_plan_pool_closes_even_when_the_parent_catches_sigterm(tmp_path):
+    """A SIGTERM handler in the parent (a server, Ray, a harness) is not inherited by the
+    workers, so ``close()`` (``Pool.terminate``) returns instead of waiting forever."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "pool.py"
+    script.write_text(
+        "import signal, time\n"
+        "from types import SimpleNamespace\n"
+        "from nli_faith.scoring.parallel import PlanPool\n"
+        "signal.signal(signal.SIGTERM, lambda *a: None)  # swallow SIGTERM, as some hosts do\n"
+        "worst = 0.0\n"
+        "for _ in range(20):  # the hang was a race: without the fix it came within ~10 rounds\n"
+        "    pool = PlanPool(SimpleNamespace(_plan_record=lambda item: item), 3)\n"
+        "    assert pool.plan(list(range(50))) == list(range(50))\n"
+        "    t = time.perf_counter(); pool.close(); worst = max(worst, time.perf_counter() - t)\n"
+        "print(round(worst, 2))\n"
+    )
+    # on time-out subprocess.run kills with SIGKILL (the script swallows SIGTERM)
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout.strip()) < 10

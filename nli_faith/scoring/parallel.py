@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import multiprocessing as mp
 import os
+import signal
 import sys
 from typing import Any
 
@@ -33,6 +34,11 @@ def fork_available() -> bool:
 def _init_worker(scorer: Any) -> None:
     global _SCORER
     _SCORER = scorer  # forked: the parent's object itself, not a pickled copy
+    # A fork inherits the parent's Python signal handlers: one for SIGTERM (a server's
+    # graceful shutdown, Ray, a test harness) would swallow the SIGTERM that
+    # ``Pool.terminate`` sends, and ``close()`` would wait for the worker forever.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # The parent's tokenizer may have used its Rust thread pool: after a fork the library
     # turns it off for this process anyway; saying so in advance silences its warning.
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
