@@ -35,7 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fuzz_inputs import record
-from benchmarks.speed_common import RESULTS_DIR, git_state, loadavg, versions, write_json
+from benchmarks.speed_common import (
+    RESULTS_DIR,
+    git_state,
+    loadavg,
+    versions,
+    write_json,
+    write_tiny_nli,
+)
 
 BUNDLED = Path(__file__).resolve().parents[1] / "models" / "nli-faith-minilm-l6"
 _BAD_WARNINGS = {
@@ -60,25 +67,7 @@ def tiny_model(out: Path) -> Path:
     """A 2-layer random BERT NLI classifier with the bundled model's tokenizer (as in the
     tests' ``tiny_model_dir``): the same tokens, window and pipeline, ~100x cheaper to run.
     Crashes come from the pipeline (splitting, chunking, pair lengths), not the weights."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    torch.manual_seed(0)
-    tok = AutoTokenizer.from_pretrained(BUNDLED)
-    config = BertConfig(
-        vocab_size=tok.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=512,
-        num_labels=3,
-        id2label={0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"},
-        label2id={"CONTRADICTION": 0, "ENTAILMENT": 1, "NEUTRAL": 2},
-    )
-    BertForSequenceClassification(config).save_pretrained(out)
-    tok.save_pretrained(out)
-    return out
+    return write_tiny_nli(out, BUNDLED)
 
 
 def make_records(n: int, seed: int) -> list[dict]:

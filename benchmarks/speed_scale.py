@@ -25,7 +25,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .speed_common import REPO, CpuMonitor, faithfulness_path, median, read_jsonl, rnd, timed
+from .speed_common import (
+    REPO,
+    CpuMonitor,
+    faithfulness_path,
+    median,
+    read_jsonl,
+    rnd,
+    timed,
+    write_tiny_nli,
+)
 
 _THINGS = ("museum", "bridge", "library", "stadium", "station", "hospital", "market", "school")
 _PLACES = ("Lyon", "Osaka", "Porto", "Leipzig", "Nairobi", "Toronto", "Valencia", "Melbourne")
@@ -58,25 +67,11 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def _tiny_model(out: Path) -> Path:
     """The tests' cheap model: 2 layers, hidden 32, random weights, the bundled tokenizer."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    torch.manual_seed(0)
-    tok = AutoTokenizer.from_pretrained(REPO / "models" / "nli-faith-minilm-l6")
-    config = BertConfig(
-        vocab_size=tok.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=512,
-        num_labels=3,
-        id2label={0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"},
-        label2id={"ENTAILMENT": 0, "NEUTRAL": 1, "CONTRADICTION": 2},
+    return write_tiny_nli(
+        out,
+        REPO / "models" / "nli-faith-minilm-l6",
+        labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"),
     )
-    BertForSequenceClassification(config).save_pretrained(out)
-    tok.save_pretrained(out)
-    return out
 
 
 #: Runs a command and prints its peak RSS: the child is forked from this small process, so

@@ -19,26 +19,9 @@ def _tokenizer_dir() -> Path:
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     """A 2-layer BERT NLI classifier with random weights and the real tokenizer files."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+    from benchmarks.speed_common import write_tiny_nli
 
-    torch.manual_seed(0)
-    out = tmp_path_factory.mktemp("tiny-nli")
-    tok = AutoTokenizer.from_pretrained(_tokenizer_dir())
-    config = BertConfig(
-        vocab_size=tok.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=512,
-        num_labels=3,
-        id2label={0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"},
-        label2id={"CONTRADICTION": 0, "ENTAILMENT": 1, "NEUTRAL": 2},
-    )
-    BertForSequenceClassification(config).save_pretrained(out)
-    tok.save_pretrained(out)
-    return out
+    return write_tiny_nli(tmp_path_factory.mktemp("tiny-nli"), _tokenizer_dir())
 
 
 @pytest.fixture(scope="session")

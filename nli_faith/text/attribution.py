@@ -120,10 +120,9 @@ def _context_words(
     subject's sentence, a table row's first field); ``None`` when no passage holds one."""
     from nli_faith.text.lexical import content_words
 
-    found = [q for q in extract_quantities(text) if q.kind == "quantity" and holds(q)]
-    quantities = [
-        q for q in extract_quantities(text) if q.kind == "quantity" and q.dimension in dimensions
-    ]
+    stated = [q for q in extract_quantities(text) if q.kind == "quantity"]
+    found = [q for q in stated if holds(q)]
+    quantities = [q for q in stated if q.dimension in dimensions]
     if not found:
         return None
     spans = segments(text)
