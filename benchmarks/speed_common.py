@@ -15,19 +15,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from nli_faith.nli.model import usable_cores  # noqa: F401 - the benchmarks import it from here
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = (REPO / ".." / "shared" / "data").resolve()
 RESULTS_DIR = REPO / "benchmarks" / "results"
 
 
 # -- machine ---------------------------------------------------------------------------
-
-
-def usable_cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return os.cpu_count() or 1
 
 
 def cgroup_cpu_limit() -> str | None:

@@ -198,7 +198,7 @@ def render(rep: dict[str, Any]) -> str:
                 [
                     "threads",
                     f"torch {m['torch_threads']} (interop {m['torch_interop_threads']}), "
-                    f"onnxruntime intra-op {m['onnxruntime_intra_op_threads']}",
+                    f"onnxruntime {_onnx_threads(m)}",
                 ],
                 ["versions", ", ".join(f"{k} {val}" for k, val in v.items())],
                 [
@@ -731,3 +731,8 @@ def _md_scale(x: dict[str, Any]) -> list[str]:
     part("streaming_cli", "Streaming CLI", streaming)
     part("ray", "Ray Data", ray)
     return out
+
+
+def _onnx_threads(m: dict[str, Any]) -> str:
+    """How ONNX Runtime ran (older results recorded only the intra-op thread count)."""
+    return m.get("onnxruntime_threads") or f"intra-op {m['onnxruntime_intra_op_threads']}"

@@ -217,3 +217,62 @@ def test_missing_onnxruntime_is_explained(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes the import fail
     with pytest.raises(MissingDependencyError, match=r'pip install "nli-faith\[onnx\]"'):
         OnnxSession("unused")
+
+
+def _probs_in_child(model, pairs, conn) -> None:
+    conn.send(model.predict(pairs))
+    conn.close()
+
+
+def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) -> None:
+    """The int8 graph runs one pair per run; the runs go to one single-threaded worker per
+    core, with the probabilities of running them one after the other, bit for bit, and
+    still work in a forked child (which inherits the pool but not its threads)."""
+    import multiprocessing
+    import threading
+
+    from nli_faith.nli import model as model_mod
+
+    monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    alone = model_mod.NLIModel(str(model_dir), backend="onnx")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    spread = model_mod.NLIModel(str(model_dir), backend="onnx")
+    assert alone.batch_size == spread.batch_size == 1
+
+    threads: set[str] = set()
+    run = spread._session.run
+
+    def recording_run(inputs):
+        threads.add(threading.current_thread().name)
+        return run(inputs)
+
+    monkeypatch.setattr(spread._session, "run", recording_run)
+    pairs = PAIRS * 4  # distinct pairs are computed once: vary them
+    pairs = [(p + f" {k}", h) for k, (p, h) in enumerate(pairs)]
+    want = alone.predict(pairs)
+    got = spread.predict(pairs)
+    assert np.array_equal(got, want)
+    assert len(threads) > 1 and all(t.startswith("nli-run") for t in threads)
+
+    spread.predict(pairs[:1])  # a lone pair runs in the caller's thread
+    assert threading.current_thread().name in threads
+
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_probs_in_child, args=(spread, pairs, send))
+    child.start()
+    assert receive.poll(60), "the forked child never answered"
+    assert np.array_equal(receive.recv(), want)
+    child.join(10)
+    assert child.exitcode == 0
+
+
+def test_cpu_threads_follow_omp_num_threads(monkeypatch) -> None:
+    from nli_faith.nli.model import cpu_threads, usable_cores
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert cpu_threads() == 3
+    for unset in ("", "many", "0"):
+        monkeypatch.setenv("OMP_NUM_THREADS", unset)
+        assert cpu_threads() == usable_cores()

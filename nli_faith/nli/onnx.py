@@ -41,6 +41,7 @@ from nli_faith.errors import (
     ModelLoadError,
     OnnxBackendError,
 )
+from nli_faith.nli.model import cpu_threads
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnxruntime
@@ -379,13 +380,6 @@ def build_shipped(model_dir: str | os.PathLike[str], *, quantize: bool = True) -
 # -- inference ----------------------------------------------------------------
 
 
-def _usable_cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return os.cpu_count() or 1
-
-
 class OnnxSession:
     """An ONNX Runtime CPU session over a sequence-classification checkpoint.
 
@@ -394,7 +388,8 @@ class OnnxSession:
         quantize: use the int8 model (default) rather than fp32.
         cache_dir: where exports are cached; default ``$NLI_FAITH_CACHE/onnx``, else
             ``~/.cache/nli-faith/onnx``.
-        num_threads: intra-op threads; default: the cores this process may use.
+        num_threads: intra-op threads; default: ``OMP_NUM_THREADS`` if set, else the cores
+            this process may use.
 
     Attributes:
         path: the ``.onnx`` file in use.
@@ -418,7 +413,7 @@ class OnnxSession:
         self.quantize = quantize
         self.path, self.source = self._locate(model_dir, quantize, cache_dir)
         options = ort.SessionOptions()
-        options.intra_op_num_threads = int(num_threads) if num_threads else _usable_cores()
+        options.intra_op_num_threads = int(num_threads) if num_threads else cpu_threads()
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
