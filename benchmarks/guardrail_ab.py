@@ -8,6 +8,12 @@ requests (:func:`benchmarks.speed_inputs.guardrail_requests`: a 5-sentence answe
 passages of ~150 words) alternately, in rotating order, so that the load of a shared
 machine hits both alike. Reports p50 / p95 per version, the pairs each scored and the
 CPU share other processes took (``CpuMonitor``), to ``guardrail_ab.json`` / ``.md``.
+
+With ``--processes K`` each version runs alone, in its own process, as it would be deployed:
+the requests are cut into K blocks, and each block is scored by a fresh process of one
+version, then of the other (alternating which goes first). In one process the versions
+share the CPU's leftovers: an ONNX Runtime thread pool spins for a while after each run,
+taking a core from whatever runs next, so a version whose runs spin slows the other one.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ import argparse
 import json
 import logging
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,38 +43,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=100)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--out-dir", type=Path, default=REPO / "benchmarks" / "results")
+    p.add_argument(
+        "--processes",
+        type=int,
+        default=0,
+        metavar="K",
+        help="run each version alone in its own processes, over K alternating blocks "
+        "(default 0: both in this process, interleaved request by request)",
+    )
+    p.add_argument("--worker", choices=("before", "after"), help=argparse.SUPPRESS)
+    p.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     logging.getLogger("nli_faith").setLevel(logging.ERROR)
     logging.getLogger("nli_faith_before").setLevel(logging.ERROR)
-    from nli_faith.scorer import FaithfulnessScorer
-
-    Before = import_before(args.before_src.resolve())
-    scorers = {
-        "before": Before.guardrail(str(BUNDLED)),
-        "after": FaithfulnessScorer.guardrail(str(BUNDLED)),
-    }
-    reqs = guardrail_requests(args.data_dir, args.requests + args.warmup)
-    for sc in scorers.values():
-        for r in reqs[: args.warmup]:
-            sc.score(r["response"], r["context"])
-    lat: dict[str, list[float]] = {k: [] for k in scorers}
-    pairs: dict[str, list[int]] = {k: [] for k in scorers}
-    verdicts: dict[str, list[str]] = {k: [] for k in scorers}
+    if args.worker:
+        return _worker(args)
     load_start = os.getloadavg()
     mon = CpuMonitor()
-    order = list(scorers)
-    for i, r in enumerate(reqs[args.warmup :]):
-        for name in order[i % 2 :] + order[: i % 2]:
-            sc = scorers[name]
-            t, res = timed(lambda: sc.score(r["response"], r["context"]))  # noqa: B023
-            lat[name].append(1000 * t)
-            verdicts[name].extend(c.verdict for c in res.claims)
+    if args.processes > 0:
+        lat, verdicts, pairs = _in_processes(args, argv)
+    else:
+        reqs = guardrail_requests(args.data_dir, args.requests + args.warmup)
+        lat, verdicts, pairs = _interleaved(args, reqs)
     cpu = mon.stop()
-    for name, sc in scorers.items():
-        for r in reqs[args.warmup : args.warmup + 40]:
-            pairs[name].append(int(sc.matrix(r["response"], r["context"]).mask.sum()))
     rows = {}
-    for name in scorers:
+    for name in ("before", "after"):
         xs = lat[name]
         rows[name] = {
             "p50_ms": round(percentile(xs, 50), 1),
@@ -83,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": "python -m benchmarks.guardrail_ab "
         + " ".join(sys.argv[1:] if argv is None else argv),
         "requests": args.requests,
+        "mode": "processes" if args.processes > 0 else "interleaved",
         "rows": rows,
         "verdict_agreement": round(same / max(len(verdicts["after"]), 1), 4),
         "loadavg_start": load_start,
@@ -92,11 +95,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "guardrail_ab.json").write_text(json.dumps(rep, indent=2) + "\n")
+    how = (
+        f"each version alone in its own processes, {args.processes} alternating blocks"
+        if args.processes > 0
+        else "the two versions interleaved request by request in one process"
+    )
     lines = [
         "# Guardrail latency before / after (`benchmarks/guardrail_ab.py`)",
         "",
-        f"`{rep['command']}` at {rep['when']}: {args.requests} requests, the two versions "
-        "interleaved request by request. Load average "
+        f"`{rep['command']}` at {rep['when']}: {args.requests} requests, {how}. Load average "
         f"{load_start[0]:.1f} at start, {rep['loadavg_end'][0]:.1f} at end; other processes "
         f"took {cpu.get('foreign_share', float('nan')):.0%} of the CPUs (2-core shared machine). "
         f"Targets p50 <= {TARGETS['p50_ms']:.0f} ms, p95 <= {TARGETS['p95_ms']:.0f} ms "
@@ -114,6 +121,86 @@ def main(argv: Sequence[str] | None = None) -> int:
     lines.append(f"\nSame verdict on {rep['verdict_agreement']:.1%} of claims.")
     (args.out_dir / "guardrail_ab.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+    return 0
+
+
+def _scorer(version: str, before_src: Path):
+    if version == "before":
+        return import_before(before_src.resolve()).guardrail(str(BUNDLED))
+    from nli_faith.scorer import FaithfulnessScorer
+
+    return FaithfulnessScorer.guardrail(str(BUNDLED))
+
+
+def _interleaved(args, reqs: list) -> tuple[dict, dict, dict]:
+    """Both versions in this process, request by request, in rotating order."""
+    scorers = {name: _scorer(name, args.before_src) for name in ("before", "after")}
+    for sc in scorers.values():
+        for r in reqs[: args.warmup]:
+            sc.score(r["response"], r["context"])
+    lat: dict[str, list[float]] = {k: [] for k in scorers}
+    verdicts: dict[str, list[str]] = {k: [] for k in scorers}
+    order = list(scorers)
+    for i, r in enumerate(reqs[args.warmup :]):
+        for name in order[i % 2 :] + order[: i % 2]:
+            sc = scorers[name]
+            t, res = timed(lambda: sc.score(r["response"], r["context"]))  # noqa: B023
+            lat[name].append(1000 * t)
+            verdicts[name].extend(c.verdict for c in res.claims)
+    pairs = {
+        name: [
+            int(sc.matrix(r["response"], r["context"]).mask.sum())
+            for r in reqs[args.warmup : args.warmup + 40]
+        ]
+        for name, sc in scorers.items()
+    }
+    return lat, verdicts, pairs
+
+
+def _in_processes(args, argv: Sequence[str] | None) -> tuple[dict, dict, dict]:
+    """Each version in fresh processes, one block of requests each, alternating."""
+    k = args.processes
+    bounds = [round(args.requests * b / k) for b in range(k + 1)]
+    lat: dict[str, list[float]] = {"before": [], "after": []}
+    verdicts: dict[str, list[str]] = {"before": [], "after": []}
+    pairs: dict[str, list[int]] = {"before": [], "after": []}
+    blocks: list[dict] = []
+    base = list(sys.argv[1:] if argv is None else argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        for block in range(k):
+            first, count = bounds[block], bounds[block + 1] - bounds[block]
+            order = ["before", "after"] if block % 2 == 0 else ["after", "before"]
+            for name in order:
+                out = Path(tmp) / f"{name}-{block}.json"
+                cmd = [sys.executable, "-m", "benchmarks.guardrail_ab", *base]
+                cmd += ["--worker", name, "--first", str(first), "--requests", str(count)]
+                cmd += ["--worker-out", str(out)]
+                subprocess.run(cmd, check=True, cwd=REPO)
+                got = json.loads(out.read_text())
+                lat[name] += got["lat"]
+                verdicts[name] += got["verdicts"]
+                pairs[name] += got["pairs"]
+                p50 = percentile(got["lat"], 50)
+                blocks.append({"version": name, "first": first, "p50_ms": p50})
+    log = " ".join(f"{b['version']}@{b['first']}: {b['p50_ms']:.1f}" for b in blocks)
+    print(f"block p50s (ms): {log}")
+    return lat, verdicts, pairs
+
+
+def _worker(args) -> int:
+    """One version scores requests ``first .. first + requests`` (after its own warm-up)."""
+    sc = _scorer(args.worker, args.before_src)
+    reqs = guardrail_requests(args.data_dir, args.warmup + args.first + args.requests)
+    for r in reqs[: args.warmup]:
+        sc.score(r["response"], r["context"])
+    block = reqs[args.warmup + args.first :]
+    lat, verdicts = [], []
+    for r in block:
+        t, res = timed(lambda: sc.score(r["response"], r["context"]))  # noqa: B023
+        lat.append(1000 * t)
+        verdicts.extend(c.verdict for c in res.claims)
+    pairs = [int(sc.matrix(r["response"], r["context"]).mask.sum()) for r in block]
+    args.worker_out.write_text(json.dumps({"lat": lat, "verdicts": verdicts, "pairs": pairs}))
     return 0
 
 

@@ -934,6 +934,9 @@ def main(argv: list[str] | None = None) -> int:
                 "started": report["started"],
                 "finished": report["finished"],
                 "code": report["machine"].get("git"),
+                # a VM's host CPU can change between runs: say which one this ran on
+                "cpu": report["machine"].get("cpu"),
+                "threads": report["machine"].get("onnxruntime_threads"),
                 "load_before": report["load_before"],
                 "why": args.update,
             }

@@ -177,8 +177,8 @@ def render(rep: dict[str, Any]) -> str:
     for u in rep.get("updates", []):
         out.append(
             f"Sections {', '.join(u['sections'])} re-measured later by `{u['command']}` "
-            f"({u['started']} to {u['finished']}, commit {(u.get('code') or {}).get('head')}), "
-            f"because: {u['why']}\n"
+            f"({u['started']} to {u['finished']}, commit {(u.get('code') or {}).get('head')}"
+            f"{_update_cpu(u)}), because: {u['why']}\n"
         )
     out.append("## Machine\n")
     out.append(
@@ -736,3 +736,11 @@ def _md_scale(x: dict[str, Any]) -> list[str]:
 def _onnx_threads(m: dict[str, Any]) -> str:
     """How ONNX Runtime ran (older results recorded only the intra-op thread count)."""
     return m.get("onnxruntime_threads") or f"intra-op {m['onnxruntime_intra_op_threads']}"
+
+
+def _update_cpu(u: dict[str, Any]) -> str:
+    """The CPU an update ran on, where it was recorded (not before 2026-11-23 noon)."""
+    cpu = u.get("cpu")
+    if not cpu:
+        return ""
+    return f", CPU family {cpu.get('cpu_family')} model {cpu.get('model')}"

@@ -546,7 +546,7 @@ class FaithfulnessScorer:
         """A scorer set up for CPU latency: :data:`GUARDRAIL_OPTIONS` plus ``options``.
 
         On a 2-core CPU it scored a 5-sentence answer against three 150-word passages
-        in 93-165 ms at the median (``benchmarks/results/speed.md``; one VM, two days),
+        in about 95 ms at the median, 160 ms at p95 (``benchmarks/results/speed.md``),
         with the full scan's verdicts on 99.2% of claims of the visible benchmark sets.
 
         Example:
