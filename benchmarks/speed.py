@@ -139,10 +139,9 @@ def _run_bare(nli, batches: list, backend: str) -> None:
             for b in batches:
                 model(**b).logits  # noqa: B018
     elif getattr(nli, "_run_threads", 1) > 1:  # the library's one-pair runs, side by side
-        from concurrent.futures import ThreadPoolExecutor
+        from nli_faith.nli.model import run_pool
 
-        with ThreadPoolExecutor(max_workers=nli._run_threads) as pool:
-            list(pool.map(nli._session.run, batches))
+        list(run_pool(nli._run_threads).map(nli._session.run, batches))
     else:
         for b in batches:
             nli._session.run(b)
@@ -784,6 +783,8 @@ def _host_prep(b: Bench) -> dict[str, Any]:
 def machine_info() -> dict[str, Any]:
     import torch
 
+    from nli_faith.nli.model import cpu_threads
+
     info: dict[str, Any] = {
         "cpu": cpu_info(),
         "cores_usable": usable_cores(),
@@ -800,8 +801,8 @@ def machine_info() -> dict[str, Any]:
         "torch_threads": torch.get_num_threads(),
         "torch_interop_threads": torch.get_num_interop_threads(),
         # int8: one pair per run, runs side by side on single-threaded workers (NLIModel)
-        "onnxruntime_threads": f"int8: {usable_cores()} runs x 1 thread; fp32: 1 run x "
-        f"{usable_cores()} intra-op threads",
+        "onnxruntime_threads": f"int8: {cpu_threads()} runs x 1 thread; fp32: 1 run x "
+        f"{cpu_threads()} intra-op threads",
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
         "git": git_state(),
     }

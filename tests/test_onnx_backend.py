@@ -232,6 +232,7 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     import threading
 
     from nli_faith.nli import model as model_mod
+    from nli_faith.scoring.parallel import fork_available
 
     monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
@@ -239,6 +240,10 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     spread = model_mod.NLIModel(str(model_dir), backend="onnx")
     assert alone.batch_size == spread.batch_size == 1
+    options = spread._session._session.get_session_options()
+    assert options.intra_op_num_threads == 1  # each run on one core, the runs side by side
+    assert model_mod.run_pool(3) is model_mod.run_pool(3)  # one pool per process and size
+    assert model_mod.run_pool(1) is None
 
     threads: set[str] = set()
     run = spread._session.run
@@ -258,6 +263,8 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     spread.predict(pairs[:1])  # a lone pair runs in the caller's thread
     assert threading.current_thread().name in threads
 
+    if not fork_available():
+        return
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_probs_in_child, args=(spread, pairs, send))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
-import weakref
+import sys
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -187,7 +188,6 @@ class NLIModel:
             self._session = None
             self._run_threads = 1
         self.prefetch = self.device.startswith("cuda") if prefetch is None else bool(prefetch)
-        self._runner: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool)
         #: (premise, hypothesis) pairs asked of :meth:`predict` so far, duplicates included.
         self.pairs_predicted = 0
 
@@ -322,9 +322,14 @@ class NLIModel:
             )
 
         launched = []
-        if self._run_threads > 1 and len(batches) > 1:
-            steps = self._run_pool().map(lambda b: self._launch(prepare(b)), batches)
-        else:
+        pool = run_pool(self._run_threads) if len(batches) > 1 else None
+        steps = None
+        if pool is not None:
+            try:
+                steps = pool.map(lambda b: self._launch(prepare(b)), batches)
+            except RuntimeError:  # "cannot schedule new futures after interpreter shutdown"
+                steps = None
+        if steps is None:
             steps = _prefetched(prepare, batches) if self.prefetch else map(prepare, batches)
             steps = map(self._launch, steps)
         if show_progress_bar:
@@ -335,15 +340,6 @@ class NLIModel:
         if launched:
             out[np.concatenate([sel for sel, _ in batches])] = self._gather(launched)
         return out
-
-    def _run_pool(self) -> ThreadPoolExecutor:
-        """The threads that run ONNX batches side by side (made again in a forked child,
-        which inherits the pool but not its threads)."""
-        if self._runner is None or self._runner[0] != os.getpid():
-            pool = ThreadPoolExecutor(max_workers=self._run_threads, thread_name_prefix="nli-run")
-            weakref.finalize(self, pool.shutdown, wait=False)
-            self._runner = (os.getpid(), pool)
-        return self._runner[1]
 
     # The three steps of a forward pass, split so that the host prepares the next batch
     # while the device runs this one, and results come back in one copy at the end.
@@ -387,6 +383,28 @@ class NLIModel:
     @property
     def torch_model(self) -> torch.nn.Module | None:
         return self._model
+
+
+_RUN_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_RUN_POOLS_LOCK = threading.Lock()
+
+
+def run_pool(workers: int) -> ThreadPoolExecutor | None:
+    """The process-wide threads that run one-pair ONNX calls side by side, shared by every
+    model that asks for as many workers; ``None`` for a single worker, or once the
+    interpreter is shutting down (run the calls in the caller's thread then).
+
+    A forked child gets pools of its own: it inherits the parent's, but not their threads.
+    """
+    if workers < 2 or sys.is_finalizing():
+        return None
+    key = (os.getpid(), workers)
+    with _RUN_POOLS_LOCK:
+        pool = _RUN_POOLS.get(key)
+        if pool is None:
+            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nli-run")
+            _RUN_POOLS[key] = pool
+    return pool
 
 
 def _prefetched(prepare, items: list) -> Iterator:
