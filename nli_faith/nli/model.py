@@ -7,6 +7,7 @@ scores) works only on that array.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -321,14 +322,12 @@ class NLIModel:
                 _pad_batch(ids, types, sel, self.max_length, pad_id, width=width)
             )
 
-        launched = []
-        pool = run_pool(self._run_threads) if len(batches) > 1 else None
         steps = None
+        pool = run_pool(self._run_threads) if len(batches) > 1 else None
         if pool is not None:
-            try:
+            # RuntimeError: "cannot schedule new futures after interpreter shutdown"
+            with contextlib.suppress(RuntimeError):
                 steps = pool.map(lambda b: self._launch(prepare(b)), batches)
-            except RuntimeError:  # "cannot schedule new futures after interpreter shutdown"
-                steps = None
         if steps is None:
             steps = _prefetched(prepare, batches) if self.prefetch else map(prepare, batches)
             steps = map(self._launch, steps)
@@ -336,7 +335,7 @@ class NLIModel:
             from tqdm.auto import tqdm
 
             steps = tqdm(steps, desc="NLI", unit="batch", total=len(batches))
-        launched.extend(steps)
+        launched = list(steps)
         if launched:
             out[np.concatenate([sel for sel, _ in batches])] = self._gather(launched)
         return out
