@@ -179,7 +179,8 @@ def test_cli_streams_with_a_summary_and_pairs_in_the_bar(tmp_path, tiny_model_di
 
 def test_plan_pool_closes_even_when_the_parent_catches_sigterm(tmp_path):
     """A SIGTERM handler in the parent (a server, Ray, a harness) is not inherited by the
-    workers, so ``close()`` (``Pool.terminate``) returns instead of waiting forever."""
+    workers, even by one that has not started yet, so ``close()`` (``Pool.terminate``)
+    returns instead of waiting forever."""
     import subprocess
     import sys
 
@@ -190,9 +191,10 @@ def test_plan_pool_closes_even_when_the_parent_catches_sigterm(tmp_path):
         "from nli_faith.scoring.parallel import PlanPool\n"
         "signal.signal(signal.SIGTERM, lambda *a: None)  # swallow SIGTERM, as some hosts do\n"
         "worst = 0.0\n"
-        "for _ in range(20):  # the hang was a race: without the fix it came within ~10 rounds\n"
+        "for k in range(20):  # the hang was a race: without the fix it came within ~10 rounds\n"
         "    pool = PlanPool(SimpleNamespace(_plan_record=lambda item: item), 3)\n"
-        "    assert pool.plan(list(range(50))) == list(range(50))\n"
+        "    if k % 2:  # else close at once: SIGTERM may reach a worker still starting up\n"
+        "        assert pool.plan(list(range(50))) == list(range(50))\n"
         "    t = time.perf_counter(); pool.close(); worst = max(worst, time.perf_counter() - t)\n"
         "print(round(worst, 2))\n"
     )

@@ -31,14 +31,20 @@ def fork_available() -> bool:
     return "fork" in mp.get_all_start_methods()
 
 
+_WORKER_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
 def _init_worker(scorer: Any) -> None:
     global _SCORER
     _SCORER = scorer  # forked: the parent's object itself, not a pickled copy
     # A fork inherits the parent's Python signal handlers: one for SIGTERM (a server's
     # graceful shutdown, Ray, a test harness) would swallow the SIGTERM that
-    # ``Pool.terminate`` sends, and ``close()`` would wait for the worker forever.
+    # ``Pool.terminate`` sends, and ``close()`` would wait for the worker forever. The
+    # worker was forked with both signals blocked (PlanPool), so one sent before this
+    # point waits, and meets the default action once they are unblocked.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _WORKER_SIGNALS)
     # The parent's tokenizer may have used its Rust thread pool: after a fork the library
     # turns it off for this process anyway; saying so in advance silences its warning.
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -67,9 +73,16 @@ class PlanPool:
 
     def __init__(self, scorer: Any, n_process: int) -> None:
         self.n_process = n_process
-        self._pool = mp.get_context("fork").Pool(
-            n_process, initializer=_init_worker, initargs=(scorer,)
-        )
+        # Fork the workers with SIGTERM / SIGINT blocked (this thread's mask only; the
+        # parent's other threads still take them): until ``_init_worker`` resets the
+        # handlers, a worker would run the parent's handlers on them.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
+        try:
+            self._pool = mp.get_context("fork").Pool(
+                n_process, initializer=_init_worker, initargs=(scorer,)
+            )
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _OPEN.add(self)
 
     def plan(self, records: list) -> list:
