@@ -295,6 +295,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "probabilities as torch and about 3x faster on this CPU; onnx: the shipped int8 "
         "export, faster still but its top label differs from fp32 on ~5%% of pairs",
     )
+    p.add_argument("--model", default=MODEL, help="registry name, folder or hub id")
     p.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR)
     p.add_argument("--block-size", type=int, default=128, help="records per model call")
     p.add_argument("--batch-size", type=int, default=32, help="NLI pairs per forward pass")
@@ -350,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     scorer = FaithfulnessScorer(
-        MODEL,
+        args.model,
         device="cpu",
         backend="torch" if args.backend == "torch" else "onnx",
         onnx_quantize=args.backend == "onnx",
@@ -390,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     drift, drift_seconds = None, 0.0
     if check_rate > 0:
         t_drift = time.perf_counter()
-        drift = torch_check(MODEL, cache.sample, cache.lookup(cache.sample), args.batch_size)
+        drift = torch_check(args.model, cache.sample, cache.lookup(cache.sample), args.batch_size)
         drift_seconds = time.perf_counter() - t_drift
         print(
             f"torch check: {drift['pairs']['n']} pairs in {drift_seconds:.0f}s, argmax agreement"

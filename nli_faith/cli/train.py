@@ -87,6 +87,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="stop after this much training, with a checkpoint; the same command resumes",
     )
+    p.add_argument("--dev", nargs="*", default=[], help="development JSONL files (model selection)")
+    p.add_argument(
+        "--bf16", action="store_true", help="bf16 autocast on a CPU that has it (fp32 weights)"
+    )
+    p.add_argument("--freeze-embeddings", action="store_true", help="do not train the embeddings")
+    p.add_argument(
+        "--freeze-layers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also freeze the N lowest encoder layers (implies --freeze-embeddings)",
+    )
     p.add_argument("--save-steps", type=int, default=500)
     p.add_argument("--logging-steps", type=int, default=50)
     p.add_argument("--eval-limit", type=int, default=None, help="rows per eval file")
@@ -129,6 +141,10 @@ def run(args: argparse.Namespace) -> int:
         distill_alpha=args.distill_alpha,
         unlabelled=args.unlabelled,
         time_budget_s=args.time_budget,
+        dev_files=args.dev,
+        bf16=args.bf16,
+        freeze_embeddings=args.freeze_embeddings,
+        freeze_layers=args.freeze_layers,
     )
     summary = train(cfg)
     if summary.get("stopped_by_time_budget"):

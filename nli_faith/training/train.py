@@ -81,6 +81,13 @@ class TrainConfig:
     #: Stop (after saving a checkpoint) once this many seconds of training have passed;
     #: the same command resumes. For machines lent by the call (10-minute calls).
     time_budget_s: float | None = None
+    #: Development files (model selection), instead of or beside ``dev_fraction``.
+    dev_files: list[str] = field(default_factory=list)
+    #: bf16 autocast on a CPU with native bf16 (master weights stay fp32).
+    bf16: bool = False
+    #: Freeze the word/position embeddings, and this many lower encoder layers.
+    freeze_embeddings: bool = False
+    freeze_layers: int = 0
 
 
 def _key(text: str) -> str:
@@ -130,6 +137,10 @@ def load_training_rows(
     if cfg.dev_fraction > 0:
         rows, dev = split_dev(rows, fraction=cfg.dev_fraction, seed=cfg.dev_seed)
         counts["held out as the development split (by premise)"] = len(dev)
+    for path in expand_paths(cfg.dev_files):
+        part = read_nli_jsonl(path)
+        counts[f"development file {path}"] = len(part)
+        dev.extend(part)
     held_path = None
     if cfg.synthetic:
         train_path, held_path, held_keys = _synthetic_sets(cfg, rows)
@@ -248,6 +259,22 @@ def _time_budget_cls():
     return TimeBudget
 
 
+def freeze(model, *, embeddings: bool, layers: int) -> int:
+    """Freeze a BERT-like encoder's embeddings and its ``layers`` lowest layers.
+
+    Returns how many parameters were frozen. The classifier and upper layers train.
+    """
+    base = getattr(model, model.base_model_prefix, model)
+    parts = [base.embeddings] if embeddings or layers else []
+    parts += list(base.encoder.layer[:layers])
+    n = 0
+    for part in parts:
+        for p in part.parameters():
+            p.requires_grad_(False)
+            n += p.numel()
+    return n
+
+
 def dev_accuracy(pred) -> dict[str, float]:
     """Development accuracy: 3-way exact, binary not-entailed = anything but entailment."""
     logits, labels = pred.predictions, pred.label_ids
@@ -325,6 +352,9 @@ def train(cfg: TrainConfig) -> dict:
         label2id={n: i for i, n in enumerate(LABELS3)},
     )
     use_cuda = torch.cuda.is_available() and cfg.device != "cpu"
+    frozen = freeze(model, embeddings=cfg.freeze_embeddings, layers=cfg.freeze_layers)
+    if frozen:
+        logger.info("frozen: %d parameters", frozen)
     kwargs = dict(
         output_dir=str(out / "checkpoints"),
         per_device_train_batch_size=cfg.batch_size,
@@ -339,7 +369,7 @@ def train(cfg: TrainConfig) -> dict:
         save_total_limit=2,
         logging_steps=cfg.logging_steps,
         seed=cfg.seed,
-        bf16=use_cuda and torch.cuda.is_bf16_supported(),
+        bf16=(use_cuda and torch.cuda.is_bf16_supported()) or (not use_cuda and cfg.bf16),
         fp16=use_cuda and not torch.cuda.is_bf16_supported(),
         use_cpu=not use_cuda,
         report_to="none",

