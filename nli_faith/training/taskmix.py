@@ -130,6 +130,25 @@ def select_dev(dev: list[dict], *, n_other: int, seed: int = 5) -> list[dict]:
     return rag + other[:n_other]
 
 
+def as_records(rows: list[dict]) -> list[dict]:
+    """Pairs as faithfulness records (context, response, label) for ``nli-faith calibrate``.
+
+    The premise is the context and the claim the response; label 1 = entailed. The
+    decision defaults of a trained model are chosen on these, never on evaluation sets.
+    """
+    return [
+        {
+            "id": f"dev-{i}",
+            "context": [r["premise"]],
+            "response": r["hypothesis"],
+            "label": int(r["label"] == "entailment"),
+            "claims": [{"text": r["hypothesis"], "label": int(r["label"] == "entailment")}],
+            "meta": {"kind": r["kind"], "nli_label": r["label"]},
+        }
+        for i, r in enumerate(rows)
+    ]
+
+
 def _write(path: Path, rows: list[dict]) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for r in rows:
@@ -197,6 +216,7 @@ def build(args: argparse.Namespace) -> dict:
         ("dev", dev_rows),
         ("replay", replay),
         ("dev_select", selection),
+        ("dev_records", as_records(selection)),
     ):
         _write(out / f"{name}.jsonl", rows)
     manifest = {

@@ -1,0 +1,202 @@
+"""Two NLI models side by side on the human-labelled faithfulness sets, same records.
+
+    python -m benchmarks.model_ab --before /path/to/old_model --after default --limit 150
+
+Each set of ``../shared/data/faithfulness`` is sampled the way ``benchmarks.quality
+--limit N`` samples it (seeded); every record is scored with ``FaithfulnessScorer(model)``
+and its defaults (fp32 ONNX, the same probabilities as torch) for both models. Per set
+and model: ROC-AUC of the soft and strict scores, and the balanced accuracy of the
+**default decision** (an answer passes when every claim is ``yes``; no threshold is
+tuned), each with a rough standard error. Per-record scores are cached in
+``--cache-dir`` by model fingerprint, so a model already scored is not run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = [
+    "begin_dev",
+    "q2",
+    "begin_test",
+    "qags_xsum",
+    "qags_cnndm",
+    "frank_xsum",
+    "xsumfaith",
+    "summeval",
+]
+SPLIT_SEED = 0
+#: One short context per record: cheap enough to score whole.
+WHOLE = ["begin_dev", "q2", "begin_test"]
+
+
+def sample(path: Path, limit: int | None) -> list[dict]:
+    """A seeded sample kept in file order (the same rule as ``benchmarks.quality``)."""
+    with path.open(encoding="utf-8") as f:
+        recs = [json.loads(line) for line in f if line.strip()]
+    if limit is not None and limit < len(recs):
+        rng = np.random.default_rng(SPLIT_SEED)
+        keep = np.sort(rng.choice(len(recs), size=limit, replace=False))
+        recs = [recs[i] for i in keep]
+    return recs
+
+
+def fingerprint(model: str) -> str:
+    from nli_faith.nli.registry import resolve_model
+
+    path = Path(resolve_model(model).path)
+    h = hashlib.sha256()
+    for f in sorted(path.glob("*.safetensors")):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def auc_se(y: np.ndarray, s: np.ndarray) -> tuple[float, float]:
+    """ROC-AUC and its Hanley-McNeil standard error."""
+    from sklearn.metrics import roc_auc_score
+
+    a = float(roc_auc_score(y, s))
+    n1, n0 = int(y.sum()), int((1 - y).sum())
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    se = math.sqrt((a * (1 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0))
+    return a, se
+
+
+def balanced(y: np.ndarray, passed: np.ndarray) -> tuple[float, float]:
+    """Balanced accuracy of a fixed decision and a binomial standard error."""
+    r1, r0 = passed[y == 1].mean(), (~passed[y == 0]).mean()
+    n1, n0 = (y == 1).sum(), (y == 0).sum()
+    se = 0.5 * math.sqrt(r1 * (1 - r1) / n1 + r0 * (1 - r0) / n0)
+    return float((r1 + r0) / 2), float(se)
+
+
+def score_model(model: str, recs: list[dict], cache: Path) -> list[dict]:
+    """Per-record soft / strict / default decision, cached by model fingerprint."""
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
+    from nli_faith import FaithfulnessScorer
+
+    scorer = FaithfulnessScorer(model, device="cpu", backend="onnx", onnx_quantize=False)
+    out = []
+    for r in scorer.score_batch(recs):
+        ok = r.error is None and r.n_claims > 0
+        out.append(
+            {
+                "soft": r.soft if ok else None,
+                "strict": r.strict if ok else None,
+                "passes": bool(ok and r.n_yes == r.n_claims),
+                "n_claims": r.n_claims if r.error is None else 0,
+            }
+        )
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(out), encoding="utf-8")
+    return out
+
+
+def set_figures(recs: list[dict], rows: list[dict]) -> dict:
+    y = np.array([int(r["label"]) for r in recs])
+    soft = np.array([0.5 if x["soft"] is None else x["soft"] for x in rows])
+    strict = np.array([0.5 if x["strict"] is None else x["strict"] for x in rows])
+    passed = np.array([x["passes"] for x in rows])
+    return {
+        "n": len(recs),
+        "soft_auc": auc_se(y, soft),
+        "strict_auc": auc_se(y, strict),
+        "decision_bacc": balanced(y, passed),
+        "decision_flagged_share": float((~passed).mean()),
+    }
+
+
+def render(result: dict) -> str:
+    lines = [
+        "| set | n | soft ROC-AUC before → after | strict ROC-AUC before → after "
+        "| default decision bal. acc. before → after | ≈ SE (soft AUC) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    deltas = []
+    for name, s in result["sets"].items():
+        b, a = s["before"], s["after"]
+        deltas.append(a["soft_auc"][0] - b["soft_auc"][0])
+        lines.append(
+            f"| {name} | {b['n']} | {100 * b['soft_auc'][0]:.1f} → {100 * a['soft_auc'][0]:.1f} "
+            f"| {100 * b['strict_auc'][0]:.1f} → {100 * a['strict_auc'][0]:.1f} "
+            f"| {100 * b['decision_bacc'][0]:.1f} → {100 * a['decision_bacc'][0]:.1f} "
+            f"| {100 * b['soft_auc'][1]:.1f} |"
+        )
+    mean = {
+        k: {
+            w: float(np.mean([s[w][k][0] for s in result["sets"].values()]))
+            for w in ("before", "after")
+        }
+        for k in ("soft_auc", "strict_auc", "decision_bacc")
+    }
+    cells = " | ".join(
+        f"{100 * mean[k]['before']:.1f} → {100 * mean[k]['after']:.1f}"
+        for k in ("soft_auc", "strict_auc", "decision_bacc")
+    )
+    lines.append(f"| *mean* | | {cells} | |")
+    result["mean"] = mean
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.model_ab", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("--before", required=True, help="model (registry name, folder or hub id)")
+    ap.add_argument("--after", default="default")
+    ap.add_argument("--data-dir", type=Path, default=REPO / ".." / "shared" / "data")
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--limit", type=int, default=150, help="records per set (seeded sample)")
+    ap.add_argument(
+        "--whole",
+        default=",".join(WHOLE),
+        help="sets scored whole whatever --limit (one chunk per record: cheap)",
+    )
+    ap.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "model_ab")
+    ap.add_argument(
+        "-o", "--output", type=Path, default=REPO / "benchmarks" / "results" / "model_ab.json"
+    )
+    ap.add_argument(
+        "--only", choices=("before", "after"), help="score one model only (fills the cache)"
+    )
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    result = {"command": "python -m benchmarks.model_ab " + " ".join(sys.argv[1:]), "sets": {}}
+    models = {"before": args.before, "after": args.after}
+    result["models"] = {k: {"model": m, "fingerprint": fingerprint(m)} for k, m in models.items()}
+    for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
+        limit = None if name in args.whole.split(",") else args.limit
+        recs = sample(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
+        per = {}
+        for which, model in models.items():
+            if args.only and which != args.only:
+                continue
+            cache = (
+                args.cache_dir
+                / f"{result['models'][which]['fingerprint']}-{name}-{limit or 'all'}.json"
+            )
+            per[which] = set_figures(recs, score_model(model, recs, cache))
+        result["sets"][name] = per
+        print(f"{name}: {json.dumps(per)} ({time.time() - t0:.0f} s)", flush=True)
+    if args.only:
+        return 0
+    table = render(result)
+    result["seconds"] = round(time.time() - t0, 1)
+    args.output.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    args.output.with_suffix(".md").write_text(table, encoding="utf-8")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
