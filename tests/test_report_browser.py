@@ -3,7 +3,7 @@
 Renders the report of ``examples/answers.jsonl``, checks the highlights, the evidence
 panel and the filters through the DOM, and takes a screenshot (into the test's temporary
 folder; with ``NLI_FAITH_UPDATE_SCREENSHOT=1`` into ``benchmarks/results/report.png``, the
-README's picture, which ``python -m benchmarks.report_screenshot`` also writes).
+README's picture, which ``python -m benchmarks run report_screenshot`` also writes).
 Skips only when Chromium or Playwright is missing; ``.ci/run`` installs both.
 """
 
@@ -13,13 +13,7 @@ import json
 import os
 
 import pytest
-
-from benchmarks.report_screenshot import (
-    RESULTS,
-    chromium_path,
-    open_report,
-    write_example_report,
-)
+from helpers.browser import REPO, chromium_path, open_report, write_example_report
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")
 pytestmark = pytest.mark.skipif(
@@ -64,7 +58,8 @@ def test_claims_evidence_and_filters_in_chromium(report, tmp_path):
         doc = panel.locator("pre.doc").inner_text()
         assert doc.startswith("Warranty.") and "accidental damage" in doc  # the whole document
         assert "p_entail" in panel.inner_text() and "p_contradict" in panel.inner_text()
-        shot_dir = RESULTS if os.environ.get("NLI_FAITH_UPDATE_SCREENSHOT") == "1" else tmp_path
+        results = REPO / "benchmarks" / "results"
+        shot_dir = results if os.environ.get("NLI_FAITH_UPDATE_SCREENSHOT") == "1" else tmp_path
         shot_dir.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot_dir / "report.png"))
         assert (shot_dir / "report.png").stat().st_size > 10_000  # a real rendered page

@@ -1,0 +1,310 @@
+"""The shared runner of every benchmark: ``python -m benchmarks run NAME [options]``.
+
+A benchmark is a module of this package with
+
+* ``TITLE``: one line, the heading of its result page;
+* ``add_arguments(parser, name)``: its own options;
+* ``run(args, bench) -> Outcome``: the measurement (``args.benchmark`` is its name).
+  ``bench.timed(label, fn)`` times a step over ``--repeats`` runs; ``bench.log`` prints
+  progress on stderr.
+
+The runner records the machine (CPU model, cores, load average before and after), the
+library's commit, the command line and the timings (min / median / max over the
+repeats), and writes ``results/NAME.json`` and ``results/NAME.md`` in one format, the one
+the documentation's Benchmarks pages are generated from (``docs/hooks/results.py``).
+
+The JSON envelope::
+
+    {"name", "title", "command", "started", "finished", "seconds",
+     "machine": {"cpu", "cores", "cpu_limit", "gpu", "platform", "python",
+                 "load_before", "load_after"},
+     "library": {"commit", "modified"},
+     "timings": {label: {"repeats", "min_s", "median_s", "max_s"}},
+     "figures": {name: value},          # the headline numbers, quoted by the docs
+     "body": "markdown",               # the benchmark's own tables
+     "data": {...}}                    # everything else it measured
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+DEFAULT_DATA_DIR = REPO / ".." / "shared" / "data"
+
+# name -> module of this package; `python -m benchmarks list` shows them in this order.
+BENCHMARKS = {
+    "quality": "benchmarks.quality",
+    "speed": "benchmarks.speed",
+    "serve": "benchmarks.serve_load",
+    "cascade": "benchmarks.cascade",
+    "calibration": "benchmarks.calibration",
+    "prefilter": "benchmarks.prefilter_study",
+    "guardrail_ab": "benchmarks.guardrail_ab",
+    "quality_ab": "benchmarks.quality_ab",
+    "evidence_cases": "benchmarks.regressions",
+    "fuzz": "benchmarks.regressions",
+    "batch_invariance": "benchmarks.regressions",
+    "report_screenshot": "benchmarks.report_screenshot",
+}
+
+
+@dataclass
+class Outcome:
+    """What a benchmark hands back to the runner."""
+
+    body: str
+    figures: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class Bench:
+    """Passed to a benchmark's ``run``: repeats, timings and progress."""
+
+    def __init__(self, repeats: int = 1) -> None:
+        self.repeats = max(1, repeats)
+        self.timings: dict[str, dict[str, Any]] = {}
+
+    def timed(self, label: str, fn: Callable[[], Any], repeats: int | None = None) -> Any:
+        """Run ``fn`` ``repeats`` times (default ``--repeats``); keep min / median / max."""
+        n = max(1, repeats or self.repeats)
+        times, out = [], None
+        for _ in range(n):
+            t0 = time.perf_counter()
+            out = fn()
+            times.append(time.perf_counter() - t0)
+        self.timings[label] = {
+            "repeats": n,
+            "min_s": round(min(times), 4),
+            "median_s": round(statistics.median(times), 4),
+            "max_s": round(max(times), 4),
+        }
+        return out
+
+    @staticmethod
+    def log(msg: str) -> None:
+        print(f"[{dt.datetime.now():%H:%M:%S}] {msg}", file=sys.stderr, flush=True)
+
+
+# --- machine and library -------------------------------------------------------------
+
+
+def cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def cgroup_cpu_limit() -> str | None:
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()
+    except (OSError, ValueError):
+        return None
+    return None if quota == "max" else f"{int(quota) / int(period):g} CPUs"
+
+
+def loadavg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def gpu_name() -> str | None:
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip().replace("\n", ", ") or None
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "cpu": cpu_model(),
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "cpu_limit": cgroup_cpu_limit(),
+        "gpu": gpu_name(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+    }
+
+
+def library_commit() -> dict[str, Any]:
+    def git(*a: str) -> str | None:
+        try:
+            r = subprocess.run(["git", *a], cwd=REPO, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return r.stdout.strip() if r.returncode == 0 else None
+
+    status = git("status", "--porcelain", "--", "nli_faith", "models")
+    return {"commit": git("rev-parse", "--short=12", "HEAD"), "modified": bool(status)}
+
+
+# --- the common format ----------------------------------------------------------------
+
+
+def _num(x: Any) -> str:
+    return f"{x:,.4g}" if isinstance(x, float) else str(x)
+
+
+def machine_line(m: dict[str, Any]) -> str:
+    if m.get("text"):
+        return m["text"]
+    parts = [m.get("cpu") or "CPU not recorded"]
+    if m.get("cores"):
+        parts.append(f"{m['cores']} cores")
+    if m.get("cpu_limit"):
+        parts.append(f"limit {m['cpu_limit']}")
+    if m.get("gpu"):
+        parts.append(f"GPU {m['gpu']}")
+    line = ", ".join(parts)
+    if m.get("load_before") is not None:
+        line += f"; load average {m['load_before']} before, {m.get('load_after')} after"
+    return line
+
+
+def render(env: dict[str, Any], *, with_commit: bool = True) -> str:
+    """``NAME.md`` from ``NAME.json``; the docs call it with ``with_commit=False``."""
+    out = [f"# {env['title']}", ""]
+    out.append(f"- **Command:** `{env['command']}`")
+    out.append(f"- **Machine:** {machine_line(env.get('machine') or {})}")
+    when = env.get("started") or "not recorded"
+    if env.get("seconds") is not None:
+        when += f" ({env['seconds']:,.0f} s)"
+    out.append(f"- **Run:** {when}")
+    lib = env.get("library") or {}
+    if with_commit and lib.get("commit"):
+        mod = " with uncommitted changes to the library" if lib.get("modified") else ""
+        out.append(f"- **Library:** commit `{lib['commit']}`{mod}")
+    if env.get("timings"):
+        out += [
+            "",
+            "| timed step | repeats | min s | median s | max s |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for label, t in env["timings"].items():
+            out.append(
+                f"| {label} | {t['repeats']} | {t['min_s']:.4g} | {t['median_s']:.4g} | "
+                f"{t['max_s']:.4g} |"
+            )
+    if env.get("figures"):
+        out += ["", "| headline figure | value |", "|---|---:|"]
+        out += [f"| {k} | {_num(v)} |" for k, v in env["figures"].items()]
+    body = (env.get("body") or "").strip()
+    if body:
+        out += ["", body]
+    return "\n".join(out) + "\n"
+
+
+def load_results(directory: Path = RESULTS_DIR) -> list[dict[str, Any]]:
+    """Every result envelope in ``directory`` (files without ``title``/``command`` skipped)."""
+    envs = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            env = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if isinstance(env, dict) and {"name", "title", "command"} <= env.keys():
+            envs.append(env)
+    order = list(BENCHMARKS)
+    envs.sort(key=lambda e: order.index(e["name"]) if e["name"] in order else len(order))
+    return envs
+
+
+def write(env: dict[str, Any], directory: Path = RESULTS_DIR) -> tuple[Path, Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    js, md = directory / f"{env['name']}.json", directory / f"{env['name']}.md"
+    js.write_text(json.dumps(env, indent=1, ensure_ascii=False, default=str) + "\n")
+    md.write_text(render(env))
+    return js, md
+
+
+# --- the command line -----------------------------------------------------------------
+
+
+def module_of(name: str):
+    return importlib.import_module(BENCHMARKS[name])
+
+
+def run_benchmark(name: str, argv: list[str]) -> dict[str, Any]:
+    mod = module_of(name)
+    p = argparse.ArgumentParser(prog=f"python -m benchmarks run {name}", description=mod.TITLE)
+    p.add_argument("--repeats", type=int, default=1, help="repeats of each timed step")
+    p.add_argument("--out-dir", type=Path, default=RESULTS_DIR, help="where NAME.json/md go")
+    mod.add_arguments(p, name)
+    args = p.parse_args(argv)
+    args.benchmark = name
+    bench = Bench(args.repeats)
+    m = machine()
+    m["load_before"] = loadavg()
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    outcome: Outcome = mod.run(args, bench)
+    seconds = time.perf_counter() - t0
+    m["load_after"] = loadavg()
+    env = {
+        "name": name,
+        "title": getattr(mod, "TITLES", {}).get(name, mod.TITLE),
+        "command": "python -m benchmarks run " + shlex.join([name, *argv]),
+        "started": started.isoformat(timespec="seconds"),
+        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(seconds, 1),
+        "machine": m,
+        "library": library_commit(),
+        "timings": bench.timings,
+        "figures": outcome.figures,
+        "body": outcome.body,
+        "data": outcome.data,
+    }
+    js, md = write(env, args.out_dir)
+    Bench.log(f"wrote {js} and {md}")
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(
+            "usage: python -m benchmarks list\n"
+            "       python -m benchmarks run NAME [--repeats N] [--out-dir DIR] [options]\n"
+            "       python -m benchmarks run NAME --help   (its options)"
+        )
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "list":
+        width = max(map(len, BENCHMARKS))
+        for name in BENCHMARKS:
+            mod = module_of(name)
+            print(f"{name:<{width}}  {getattr(mod, 'TITLES', {}).get(name, mod.TITLE)}")
+        return 0
+    if cmd == "run" and rest and rest[0] in BENCHMARKS:
+        run_benchmark(rest[0], rest[1:])
+        return 0
+    known = ", ".join(BENCHMARKS)
+    print(f"unknown command {' '.join(argv)!r}; benchmarks: {known}", file=sys.stderr)
+    return 2

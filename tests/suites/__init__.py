@@ -1,0 +1,1 @@
+"""Regression suites with expected answers, run by the tests (and, in full, by the benchmarks)."""
