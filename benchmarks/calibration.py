@@ -1,25 +1,23 @@
 """Calibration on visible human labels: what ``nli-faith calibrate`` gains on held-out halves.
 
-    python -m benchmarks.calibration [--data-dir ../shared/data] [--sets begin_dev qags_cnndm:80]
+    python -m benchmarks run calibration [--sets begin_dev qags_cnndm:80]
 
 Per labelled set: build each record's NLI matrix once (bundled model, CPU), then run
 :func:`nli_faith.scoring.calibrate.calibrate` (exactly what the command runs) for the
 strict gate by balanced accuracy, the soft gate, and the strict gate at a target
-precision of 0.8. Writes ``calibration.md`` and ``calibration.json`` to
-``benchmarks/results``. Each figure is on the seeded held-out half, beside the defaults
+precision of 0.8. Each figure is on the seeded held-out half, beside the defaults
 (``entail_threshold=0.5``, ``strict >= 0.5``), with a bootstrap 95% interval.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from pathlib import Path
 
-from .speed_common import DEFAULT_DATA_DIR, faithfulness_path, git_state, read_jsonl, versions
+from .harness import DEFAULT_DATA_DIR, Outcome
+from .speed_common import faithfulness_path, read_jsonl
 
-OUT_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+TITLE = "Calibration on visible human labels"
 #: (label, calibrate() keyword arguments)
 RUNS = [
     ("strict, balanced accuracy", {"score": "strict"}),
@@ -43,12 +41,9 @@ def _pr(f: dict | None) -> str:
 
 def render(results: dict) -> str:
     lines = [
-        "# Calibration on visible human labels",
-        "",
-        f"`{results['command']}` — {results['seconds']:.0f} s on this machine (commit "
-        f"{results['git']['head']}). Thresholds chosen on a seeded half of each set, figures on "
-        "the other half: balanced accuracy [bootstrap 95% CI], precision / recall of the "
-        "'faithful' decision. Defaults: `entail_threshold=0.5`, faithful iff `strict >= 0.5`.",
+        "Thresholds chosen on a seeded half of each set, figures on the other half: balanced "
+        "accuracy [bootstrap 95% CI], precision / recall of the 'faithful' decision. "
+        "Defaults: `entail_threshold=0.5`, faithful iff `strict >= 0.5`.",
         "",
         "| set | gate | chosen | held-out calibrated | held-out defaults | Δ [95% CI] "
         "| prec. / recall (cal.) | prec. / recall (def.) |",
@@ -84,13 +79,7 @@ def render(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    import sys
-
-    from nli_faith.scorer import FaithfulnessScorer
-    from nli_faith.scoring.calibrate import calibrate, parse_labelled
-
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(p, name: str) -> None:
     p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     p.add_argument(
         "--sets",
@@ -98,16 +87,17 @@ def main() -> None:
         default=["begin_dev", "qags_cnndm:80"],
         help="labelled sets, NAME or NAME:N for its first N records",
     )
-    p.add_argument("--out-dir", type=Path, default=OUT_DIR)
-    args = p.parse_args()
-    start = time.perf_counter()
+
+
+def run(args, bench) -> Outcome:
+    import sys
+
+    from nli_faith.scorer import FaithfulnessScorer
+    from nli_faith.scoring.calibrate import calibrate, parse_labelled
+
     scorer = FaithfulnessScorer(device="cpu")
-    out: dict = {
-        "command": "python -m benchmarks.calibration " + " ".join(sys.argv[1:]),
-        "versions": versions("torch", "transformers"),
-        "git": git_state(),
-        "sets": {},
-    }
+    out: dict = {"sets": {}}
+    figures = {}
     for spec in args.sets:
         name, _, limit = spec.partition(":")
         rows = [
@@ -137,13 +127,8 @@ def main() -> None:
             "calibration_s": round(time.perf_counter() - t, 1),
             "runs": runs,
         }
+        first = runs[RUNS[0][0]]
+        for key, figure in (("calibrated", "held_out"), ("defaults", "default_held_out")):
+            figures[f"{name} held-out bal. acc., {key}"] = first[figure]["balanced_accuracy"]
         print(f"{name}: {len(ok)} records, scored in {scored_s:.0f} s", file=sys.stderr)
-    out["seconds"] = time.perf_counter() - start
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "calibration.json").write_text(json.dumps(out, indent=2) + "\n")
-    (args.out_dir / "calibration.md").write_text(render(out))
-    print(render(out))
-
-
-if __name__ == "__main__":
-    main()
+    return Outcome(body=render(out), figures=figures, data=out)

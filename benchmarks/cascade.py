@@ -10,14 +10,12 @@ once and cached, so each band setting is a pure re-aggregation.
 A settled claim "agrees with people" when its band matches the human label:
 ``supported`` with label 1, ``contradicted`` / ``not_found`` with label 0.
 
-    python -m benchmarks.cascade   # writes benchmarks/results/cascade.{md,json}
+    python -m benchmarks run cascade
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,17 +23,8 @@ from typing import Any
 import numpy as np
 
 from .cascade_data import CLAIM_SETS, build_matrices, load_claim_records, report_half
-from .speed_common import REPO, RESULTS_DIR, git_state, rnd, versions, write_json
-
-#: ``../shared/data`` beside the checkout (or beside the worktrees' folder).
-DEFAULT_DATA_DIR = next(
-    (
-        p
-        for p in (REPO.parent / "shared" / "data", REPO.parents[1] / "shared" / "data")
-        if p.is_dir()
-    ),
-    REPO.parent / "shared" / "data",
-)
+from .harness import DEFAULT_DATA_DIR, REPO, Outcome
+from .speed_common import rnd
 
 #: Rows of the report table (besides the chosen default): from cautious to bold.
 SHOWN = [(0.99, 0.01), (0.98, 0.02), (0.95, 0.05), (0.9, 0.1), (0.8, 0.2), (0.7, 0.3), (0.5, 0.5)]
@@ -205,9 +194,7 @@ def _pct(x: float | None) -> str:
 def render(rep: dict[str, Any]) -> str:
     d, lib = rep["default_report"], rep["library_default"]
     lines = [
-        "# The NLI pass in front of an LLM judge: claims settled locally",
-        "",
-        f"`{rep['command']}`. Data: per-sentence human labels of "
+        "Data: per-sentence human labels of "
         f"{', '.join(rep['sets'])} (label 1 = the summary sentence is supported by the article); "
         f"every gold sentence is one claim, scored by the default `FaithfulnessScorer()` "
         f"(torch, every chunk). Records split by a seeded hash of their id: design half "
@@ -308,35 +295,28 @@ def render(rep: dict[str, Any]) -> str:
         )
         + "; the sweep took "
         f"{rep['seconds']['sweep']:.2f} s.",
-        f"- git: {rep['git']}",
-        f"- versions: {rep['versions']}",
     ]
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.cascade", description=__doc__)
+TITLE = "The NLI pass in front of an LLM judge: claims settled locally"
+
+
+def add_arguments(p, name: str) -> None:
     p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
     p.add_argument(
         "--cache", default=str(REPO / "runs" / "cascade_matrices.pkl"), help="'' = no cache"
     )
-    p.add_argument("--out-dir", default=str(RESULTS_DIR))
-    args = p.parse_args(argv)
-    t0 = time.perf_counter()
+
+
+def run(args, bench) -> Outcome:
     rep = study(Path(args.data_dir), Path(args.cache) if args.cache else None)
-    rep["command"] = "python -m benchmarks.cascade " + " ".join(
-        sys.argv[1:] if argv is None else argv
+    d = rep["default_report"]
+    return Outcome(
+        body=render(rep),
+        figures={
+            "claims settled locally (default bands)": d.get("settled_share"),
+            "settled claims agreeing with people": d.get("settled_agreement"),
+        },
+        data=rep,
     )
-    rep["command"] = rep["command"].strip()
-    rep["git"] = git_state()
-    rep["versions"] = versions("torch", "transformers", "numpy")
-    rep["wall_s"] = rnd(time.perf_counter() - t0, 1)
-    out = Path(args.out_dir)
-    write_json(out / "cascade.json", rep)
-    (out / "cascade.md").write_text(render(rep))
-    print(f"wrote {out / 'cascade.md'}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

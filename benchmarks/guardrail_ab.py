@@ -1,13 +1,13 @@
 """Guardrail latency before / after, interleaved request by request in one process.
 
-    python -m benchmarks.guardrail_ab --before-src /tmp/before [--requests 100]
+    python -m benchmarks run guardrail_ab --before-src /tmp/before [--requests 100]
 
 ``FaithfulnessScorer.guardrail()`` of an older checkout (imported as ``nli_faith_before``,
 see :mod:`benchmarks.quality_ab`) and of this one score the speed benchmark's guardrail
 requests (:func:`benchmarks.speed_inputs.guardrail_requests`: a 5-sentence answer, 3
 passages of ~150 words) alternately, in rotating order, so that the load of a shared
 machine hits both alike. Reports p50 / p95 per version, the pairs each scored and the
-CPU share other processes took (``CpuMonitor``), to ``guardrail_ab.json`` / ``.md``.
+CPU share other processes took (``CpuMonitor``).
 
 With ``--processes K`` each version runs alone, in its own process, as it would be deployed:
 the requests are cut into K blocks, and each block is scored by a fresh process of one
@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Sequence
 from pathlib import Path
 
+from .harness import DEFAULT_DATA_DIR, Outcome
 from .quality_ab import BUNDLED, REPO, import_before
 from .speed_common import CpuMonitor, percentile, timed
 from .speed_inputs import guardrail_requests
@@ -36,13 +34,14 @@ from .speed_inputs import guardrail_requests
 TARGETS = {"p50_ms": 100.0, "p95_ms": 250.0}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.guardrail_ab", description=__doc__)
+TITLE = "Guardrail latency before / after"
+
+
+def add_arguments(p, name: str) -> None:
     p.add_argument("--before-src", type=Path, required=True)
-    p.add_argument("--data-dir", type=Path, default=REPO / ".." / "shared" / "data")
+    p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     p.add_argument("--requests", type=int, default=100)
     p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--out-dir", type=Path, default=REPO / "benchmarks" / "results")
     p.add_argument(
         "--processes",
         type=int,
@@ -51,18 +50,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run each version alone in its own processes, over K alternating blocks "
         "(default 0: both in this process, interleaved request by request)",
     )
-    p.add_argument("--worker", choices=("before", "after"), help=argparse.SUPPRESS)
-    p.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
-    p.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
+
+
+def run(args, bench) -> Outcome:
     logging.getLogger("nli_faith").setLevel(logging.ERROR)
     logging.getLogger("nli_faith_before").setLevel(logging.ERROR)
-    if args.worker:
-        return _worker(args)
-    load_start = os.getloadavg()
     mon = CpuMonitor()
     if args.processes > 0:
-        lat, verdicts, pairs = _in_processes(args, argv)
+        lat, verdicts, pairs = _in_processes(args)
     else:
         reqs = guardrail_requests(args.data_dir, args.requests + args.warmup)
         lat, verdicts, pairs = _interleaved(args, reqs)
@@ -77,37 +72,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             "mean_pairs": round(sum(pairs[name]) / len(pairs[name]), 2),
             "verdicts": {v: verdicts[name].count(v) for v in ("yes", "no", "idk")},
         }
-        rows[name]["meets_target"] = (
-            rows[name]["p50_ms"] <= TARGETS["p50_ms"] and rows[name]["p95_ms"] <= TARGETS["p95_ms"]
-        )
     same = sum(a == b for a, b in zip(verdicts["before"], verdicts["after"]))
     rep = {
-        "command": "python -m benchmarks.guardrail_ab "
-        + " ".join(sys.argv[1:] if argv is None else argv),
         "requests": args.requests,
         "mode": "processes" if args.processes > 0 else "interleaved",
         "rows": rows,
         "verdict_agreement": round(same / max(len(verdicts["after"]), 1), 4),
-        "loadavg_start": load_start,
-        "loadavg_end": os.getloadavg(),
         "cpu": cpu,
-        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "guardrail_ab.json").write_text(json.dumps(rep, indent=2) + "\n")
     how = (
         f"each version alone in its own processes, {args.processes} alternating blocks"
         if args.processes > 0
         else "the two versions interleaved request by request in one process"
     )
     lines = [
-        "# Guardrail latency before / after (`benchmarks/guardrail_ab.py`)",
-        "",
-        f"`{rep['command']}` at {rep['when']}: {args.requests} requests, {how}. Load average "
-        f"{load_start[0]:.1f} at start, {rep['loadavg_end'][0]:.1f} at end; other processes "
-        f"took {cpu.get('foreign_share', float('nan')):.0%} of the CPUs (2-core shared machine). "
-        f"Targets p50 <= {TARGETS['p50_ms']:.0f} ms, p95 <= {TARGETS['p95_ms']:.0f} ms "
-        "(for a quiet machine).",
+        f"{args.requests} requests, {how}; other processes took "
+        f"{cpu.get('foreign_share', float('nan')):.0%} of the CPUs. Targets p50 <= "
+        f"{TARGETS['p50_ms']:.0f} ms, p95 <= {TARGETS['p95_ms']:.0f} ms (for a quiet machine).",
         "",
         "| version | p50 ms | p95 ms | mean ms | mean pairs | yes / no / idk |",
         "|---|---:|---:|---:|---:|---|",
@@ -119,9 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{v['yes']} / {v['no']} / {v['idk']} |"
         )
     lines.append(f"\nSame verdict on {rep['verdict_agreement']:.1%} of claims.")
-    (args.out_dir / "guardrail_ab.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0
+    figures = {f"{n} {k}": rows[n][k] for n in ("after", "before") for k in ("p50_ms", "p95_ms")}
+    return Outcome(body="\n".join(lines), figures=figures, data=rep)
 
 
 def _scorer(version: str, before_src: Path):
@@ -157,7 +137,7 @@ def _interleaved(args, reqs: list) -> tuple[dict, dict, dict]:
     return lat, verdicts, pairs
 
 
-def _in_processes(args, argv: Sequence[str] | None) -> tuple[dict, dict, dict]:
+def _in_processes(args) -> tuple[dict, dict, dict]:
     """Each version in fresh processes, one block of requests each, alternating."""
     k = args.processes
     bounds = [round(args.requests * b / k) for b in range(k + 1)]
@@ -165,7 +145,8 @@ def _in_processes(args, argv: Sequence[str] | None) -> tuple[dict, dict, dict]:
     verdicts: dict[str, list[str]] = {"before": [], "after": []}
     pairs: dict[str, list[int]] = {"before": [], "after": []}
     blocks: list[dict] = []
-    base = list(sys.argv[1:] if argv is None else argv)
+    base = ["--before-src", str(args.before_src), "--data-dir", str(args.data_dir)]
+    base += ["--warmup", str(args.warmup)]
     with tempfile.TemporaryDirectory() as tmp:
         for block in range(k):
             first, count = bounds[block], bounds[block + 1] - bounds[block]
@@ -204,5 +185,11 @@ def _worker(args) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # one worker of --processes
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.guardrail_ab")
+    add_arguments(parser, "guardrail_ab")
+    parser.add_argument("--worker", choices=("before", "after"), required=True)
+    parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--worker-out", type=Path, required=True)
+    logging.getLogger("nli_faith").setLevel(logging.ERROR)
+    raise SystemExit(_worker(parser.parse_args()))

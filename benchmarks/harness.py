@@ -51,6 +51,7 @@ DEFAULT_DATA_DIR = REPO / ".." / "shared" / "data"
 BENCHMARKS = {
     "quality": "benchmarks.quality",
     "speed": "benchmarks.speed",
+    "speed_gpu": "benchmarks.speed",
     "serve": "benchmarks.serve_load",
     "cascade": "benchmarks.cascade",
     "calibration": "benchmarks.calibration",
@@ -104,14 +105,39 @@ class Bench:
 # --- machine and library -------------------------------------------------------------
 
 
-def cpu_model() -> str | None:
+def cpu_info() -> dict[str, Any]:
+    """CPU model and the SIMD features that matter for int8 / bf16 inference."""
+    info: dict[str, Any] = {"model_name": platform.processor() or platform.machine()}
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+        text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        pass
-    return platform.processor() or None
+        return info
+    first = text.split("\n\n", 1)[0]
+    fields = {}
+    for line in first.splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            fields[k.strip()] = v.strip()
+    info["model_name"] = fields.get("model name", info["model_name"])
+    for key in ("vendor_id", "cpu family", "model", "stepping", "cpu MHz"):
+        if key in fields:
+            info[key.replace(" ", "_")] = fields[key]
+    flags = set(fields.get("flags", "").split())
+    wanted = (
+        "avx2",
+        "fma",
+        "avx512f",
+        "avx512bw",
+        "avx512_vnni",
+        "avx_vnni",
+        "avx512_bf16",
+        "amx_bf16",
+        "amx_int8",
+    )
+    info["simd"] = [f for f in wanted if f in flags]
+    info["logical_cpus_online"] = text.count("processor\t:")
+    info["hypervisor"] = "hypervisor" in flags
+    return info
 
 
 def cgroup_cpu_limit() -> str | None:
@@ -144,7 +170,7 @@ def gpu_name() -> str | None:
 
 def machine() -> dict[str, Any]:
     return {
-        "cpu": cpu_model(),
+        "cpu": cpu_info()["model_name"],
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "cpu_limit": cgroup_cpu_limit(),
         "gpu": gpu_name(),

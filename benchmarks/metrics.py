@@ -1,7 +1,6 @@
-"""Binary-classification metrics for the quality benchmark, numpy only.
+"""Binary-classification metrics for the quality benchmark.
 
-* :func:`roc_auc` — the Mann-Whitney U statistic over average ranks (ties count one half).
-* :func:`balanced_accuracy` — the mean of the true-positive and true-negative rates.
+* :func:`roc_auc`, :func:`balanced_accuracy` — scikit-learn's, ``None`` for one class.
 * :func:`seeded_half` / :func:`split_by_id` — a fixed split of a dataset into a
   calibration half (where a threshold is chosen) and a test half (where it is scored),
   from a seeded hash of each record's id: the same record always falls in the same half.
@@ -14,58 +13,34 @@ import hashlib
 from collections.abc import Sequence
 
 import numpy as np
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 #: Seed of the calibration / test split. Fixed: changing it changes every reported figure.
 SPLIT_SEED = 0
 
 
-def _ranks(x: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``x``, ties sharing their average rank."""
-    order = np.argsort(x, kind="mergesort")
-    xs = x[order]
-    ranks = np.empty(len(x), dtype=np.float64)
-    # boundaries of runs of equal values
-    edges = np.flatnonzero(np.diff(xs)) + 1
-    starts = np.concatenate(([0], edges))
-    ends = np.concatenate((edges, [len(x)]))
-    avg = (starts + ends + 1) / 2.0  # mean of ranks start+1 .. end
-    ranks[order] = np.repeat(avg, ends - starts)
-    return ranks
-
-
 def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
-    """Area under the ROC curve; ``None`` when only one class is present.
+    """Area under the ROC curve (scikit-learn's); ``None`` when only one class is present.
 
     Example:
         >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
         0.75
-        >>> roc_auc([0, 1, 0, 1], [0.5, 0.5, 0.5, 0.5])
-        0.5
     """
     y = np.asarray(labels, dtype=int)
-    s = np.asarray(scores, dtype=np.float64)
-    n_pos = int((y == 1).sum())
-    n_neg = len(y) - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return None
-    r = _ranks(s)
-    u = r[y == 1].sum() - n_pos * (n_pos + 1) / 2.0
-    return float(u / (n_pos * n_neg))
+    return float(roc_auc_score(y, scores)) if len(set(y.tolist())) == 2 else None
 
 
 def balanced_accuracy(labels: Sequence[int], predictions: Sequence[int]) -> float | None:
-    """``(TPR + TNR) / 2``; ``None`` when only one class is present in ``labels``.
+    """``(TPR + TNR) / 2`` (scikit-learn's); ``None`` when only one class is in ``labels``.
 
     Example:
-        >>> balanced_accuracy([1, 1, 1, 0], [1, 1, 0, 0])
-        0.8333333333333333
+        >>> round(balanced_accuracy([1, 1, 1, 0], [1, 1, 0, 0]), 4)
+        0.8333
     """
     y = np.asarray(labels, dtype=int)
-    p = np.asarray(predictions, dtype=int)
-    pos, neg = y == 1, y == 0
-    if not pos.any() or not neg.any():
+    if len(set(y.tolist())) != 2:
         return None
-    return float(((p[pos] == 1).mean() + (p[neg] == 0).mean()) / 2.0)
+    return float(balanced_accuracy_score(y, np.asarray(predictions, dtype=int)))
 
 
 def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> float | None:

@@ -6,25 +6,22 @@ no model run per candidate. This is how the library's pre-filter settings were
 chosen, on the *design* half of the sample only; the figures to quote are those
 of the *report* half (a fixed, seeded split of the records).
 
-    python -m benchmarks.prefilter_study   # writes benchmarks/results/prefilter.{md,json}
+    python -m benchmarks run prefilter
 """
 
 from __future__ import annotations
 
-import argparse
 import pickle
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .speed_common import rnd, write_json
+from .harness import DEFAULT_DATA_DIR, Outcome
+from .speed_common import rnd
 from .speed_inputs import SAMPLE_SETS, spaced_sample
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
 SPLIT_SEED = 0
 
 
@@ -131,9 +128,7 @@ def evaluate(scorer, pf, records: list[dict], mats: list, half: np.ndarray) -> d
 
 def render(rep: dict[str, Any]) -> str:
     lines = [
-        "# Pre-filter agreement with the full scan",
-        "",
-        f"`{rep['command']}`. {rep['sample']}. Backend {rep['backend']}. Records split at "
+        f"{rep['sample']}. Backend {rep['backend']}. Records split at "
         f"random (seed {SPLIT_SEED}) into a design half ({rep['n_design']} records), on which "
         f"the library's settings were chosen, and a report half ({rep['n_report']} records); "
         "quote the report half. Agreement = share of claims whose verdict equals the full "
@@ -205,16 +200,18 @@ def study(
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.prefilter_study", description=__doc__)
+TITLE = "Pre-filter agreement with the full scan"
+
+
+def add_arguments(p, name: str) -> None:
     p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
     p.add_argument("--per-set", type=int, default=100, help="records per set (evenly spaced)")
     p.add_argument("--backend", default="onnx", choices=["torch", "onnx"])
     p.add_argument("--cache", default="runs/prefilter_full.pkl", help="full-scan cache; '' = none")
-    p.add_argument("--out-dir", default=str(RESULTS_DIR))
     p.add_argument("--only", default=None, help="comma-separated candidate names")
-    args = p.parse_args(argv)
 
+
+def run(args, bench) -> Outcome:
     rep = study(
         Path(args.data_dir),
         per_set=args.per_set,
@@ -222,15 +219,4 @@ def main(argv: list[str] | None = None) -> int:
         cache=Path(args.cache) if args.cache else None,
         only=[s.strip() for s in args.only.split(",")] if args.only else None,
     )
-    rep["command"] = "python -m benchmarks.prefilter_study " + " ".join(
-        sys.argv[1:] if argv is None else argv
-    )
-    out = Path(args.out_dir)
-    write_json(out / "prefilter.json", rep)
-    (out / "prefilter.md").write_text(render(rep))
-    print(f"wrote {out / 'prefilter.md'}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return Outcome(body=render(rep), data=rep)

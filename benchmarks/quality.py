@@ -1,6 +1,6 @@
 """Quality benchmark: nli-faith against human faithfulness labels, beside the baselines.
 
-    python -m benchmarks.quality [--data-dir ../shared/data] [--limit N] [--backend onnx]
+    python -m benchmarks run quality [--data-dir ../shared/data] [--limit N] [--backend onnx]
 
 Reads every human-labelled set in ``<data-dir>/faithfulness/`` and scores each
 record with nli-faith (strict, lenient, soft) and three baselines on the same
@@ -12,21 +12,14 @@ by the whole run (:mod:`benchmarks.nli_cache`), so no pair is computed twice.
 Per dataset and method: balanced accuracy on a seeded test half with the
 threshold chosen on the other half, and ROC-AUC on the whole set
 (:mod:`benchmarks.metrics`). Also the bundled model's accuracy on the NLI eval
-files and the mission's edge cases. Writes ``quality.md`` and ``quality.json``
-to ``--out-dir`` (default ``benchmarks/results``).
+files, the mission's edge cases and the evidence edge cases.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import logging
-import os
-import platform
-import shlex
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,14 +30,12 @@ from .backend_check import torch_check
 from .baselines import single_pass_pair, single_pass_scores, summac_grid, summac_score
 from .baselines import token_overlap as overlap_score
 from .edge_cases import run_edge_cases
-from .evidence_cases import run_evidence_cases, summarize
+from .harness import DEFAULT_DATA_DIR, Outcome
 from .metrics import SPLIT_SEED, evaluate_scores, split_by_id
 from .nli_cache import CachedNLI
 from .report import METHODS, render_markdown
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATA_DIR = REPO / ".." / "shared" / "data"
-DEFAULT_OUT_DIR = REPO / "benchmarks" / "results"
 #: Every method runs on the bundled model.
 MODEL = "default"
 
@@ -205,46 +196,6 @@ def run_dataset(scorer, cache, name: str, recs: list[dict], block_size: int, t0:
 # -- run metadata ----------------------------------------------------------------------------
 
 
-def machine_info() -> dict:
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - non-Linux
-        usable = os.cpu_count()
-    versions = {}
-    for mod in ("numpy", "torch", "transformers", "onnxruntime", "spacy"):
-        try:
-            versions[mod] = __import__(mod).__version__
-        except Exception:  # pragma: no cover - optional
-            versions[mod] = None
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "usable_cpus": usable,
-        "python": platform.python_version(),
-        "versions": versions,
-    }
-
-
-def git_info() -> dict:
-    """The commit the library was run from, and the library / model files that differ from it."""
-
-    def git(*cmd: str) -> str | None:
-        try:
-            out = subprocess.run(
-                ["git", "-C", str(REPO), *cmd], capture_output=True, text=True, timeout=30
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return out.stdout.rstrip() if out.returncode == 0 else None
-
-    changed = git("status", "--porcelain", "--", "nli_faith", "models")
-    return {
-        "commit": git("rev-parse", "HEAD"),
-        "library_changes": changed.splitlines() if changed else [],
-    }
-
-
 def model_info(nli, backend: str) -> dict:
     folder = Path(nli.path)
     weights = folder / "model.safetensors"
@@ -267,12 +218,10 @@ def model_info(nli, backend: str) -> dict:
 # -- command line ------------------------------------------------------------------------------
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.quality",
-        description="nli-faith vs human faithfulness labels, beside SummaC-ZS, single pass "
-        "and token overlap on the same model.",
-    )
+TITLE = "Quality benchmark: nli-faith against human faithfulness labels"
+
+
+def add_arguments(p, name: str) -> None:
     p.add_argument(
         "--data-dir",
         type=Path,
@@ -296,7 +245,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "export, faster still but its top label differs from fp32 on ~5%% of pairs",
     )
     p.add_argument("--model", default=MODEL, help="registry name, folder or hub id")
-    p.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR)
     p.add_argument("--block-size", type=int, default=128, help="records per model call")
     p.add_argument("--batch-size", type=int, default=32, help="NLI pairs per forward pass")
     p.add_argument("--skip-nli-eval", action="store_true", help="leave out the NLI table")
@@ -310,30 +258,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--scores-out", type=Path, default=None, help="also write per-record scores (JSONL)"
     )
-    p.add_argument(
-        "--render",
-        type=Path,
-        default=None,
-        metavar="QUALITY_JSON",
-        help="only re-render quality.md (next to QUALITY_JSON) from an earlier run's JSON",
-    )
-    args = p.parse_args(argv)
+
+
+def run(args, bench) -> Outcome:
     args.datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
     if args.limit is not None and args.limit < 1:
-        p.error("--limit must be at least 1")
-    return args
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    if args.render is not None:
-        result = json.loads(args.render.read_text(encoding="utf-8"))
-        out = args.render.with_suffix(".md")
-        out.write_text(render_markdown(result), encoding="utf-8")
-        print(f"wrote {out}")
-        return 0
+        raise SystemExit("--limit must be at least 1")
     t0 = time.perf_counter()
-    git = git_info()  # before the library is imported: what this run actually loads
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # one over-long sentence per document is expected in news articles: it is split, not lost
     logging.getLogger("nli_faith.text.chunking").setLevel(logging.ERROR)
@@ -342,13 +273,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     transformers.logging.set_verbosity_error()
     from nli_faith.scorer import FaithfulnessScorer
     from nli_faith.training.evaluate import evaluate_files
+    from tests.suites.evidence_cases import run_evidence_cases, summarize
 
     data_dir = args.data_dir.resolve()
     faith_dir = data_dir / "faithfulness"
     missing = [d for d in args.datasets if not (faith_dir / f"{d}.jsonl").is_file()]
     if missing:
-        print(f"error: no {', '.join(missing)} in {faith_dir}", file=sys.stderr)
-        return 2
+        raise SystemExit(f"error: no {', '.join(missing)} in {faith_dir}")
 
     scorer = FaithfulnessScorer(
         args.model,
@@ -361,7 +292,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_rate = args.torch_check_rate if args.backend == "onnx" else 0.0
     cache = CachedNLI(raw_nli, sample_rate=check_rate)
     scorer.nli = cache  # every method, the scorer included, goes through the one cache
-    load_start = os.getloadavg()
 
     summaries, all_rows = {}, {}
     for name in args.datasets:
@@ -400,14 +330,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
 
     wall = time.perf_counter() - t0
-    argv_shown = list(sys.argv[1:] if argv is None else argv)
     result = {
-        "command": "python -m benchmarks.quality"
-        + "".join(f" {shlex.quote(a)}" for a in argv_shown),
         "data_dir": str(data_dir),
         "limit": args.limit,
         "split_seed": SPLIT_SEED,
-        "git": git,
         "model": model_info(raw_nli, args.backend),
         "scorer": {
             "entail_threshold": scorer.entail_threshold,
@@ -419,7 +345,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "granularity": scorer.splitter.granularity,
             "composite": getattr(scorer, "composite", None),
         },
-        "machine": machine_info() | {"loadavg_start": load_start, "loadavg_end": os.getloadavg()},
         "wall_seconds": round(wall, 1),
         "seconds": {
             "datasets": {k: v["seconds"] for k, v in summaries.items()},
@@ -435,20 +360,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "nli_eval": nli_eval,
         "torch_check": drift,
     }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "quality.json").write_text(
-        json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    (args.out_dir / "quality.md").write_text(render_markdown(result), encoding="utf-8")
     if args.scores_out is not None:
         args.scores_out.parent.mkdir(parents=True, exist_ok=True)
         with args.scores_out.open("w", encoding="utf-8") as f:
             for name, rows in all_rows.items():
                 for r in rows:
                     f.write(json.dumps({"dataset": name} | r, ensure_ascii=False) + "\n")
-    print(f"wrote {args.out_dir / 'quality.md'} and quality.json in {wall:.0f}s", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    means = {
+        k: np.mean([d["methods"][k]["roc_auc"] or 0.5 for d in summaries.values()])
+        for k in ("soft", "strict", "token_overlap")
+        if all(k in d["methods"] for d in summaries.values())
+    }
+    return Outcome(
+        body=render_markdown(result),
+        figures={f"mean ROC-AUC x100, {k}": round(100 * v, 1) for k, v in means.items()}
+        | {"evidence cases passed": f"{ev_sum['passed']} / {ev_sum['n']}"},
+        data=result,
+    )

@@ -1,7 +1,7 @@
 """Before / after on the same records: nli-faith's scores from two versions, one model pass.
 
-    git worktree add /tmp/before 3191dbe
-    python -m benchmarks.quality_ab --before-src /tmp/before [--limit 100] [--out-dir DIR]
+    git worktree add /tmp/before <older commit>
+    python -m benchmarks run quality_ab --before-src /tmp/before [--limit 100]
 
 For a change to the scorer, the baselines of :mod:`benchmarks.quality` do not move; only
 nli-faith's strict / lenient / soft figures do. This scores each set's seeded sample
@@ -13,28 +13,25 @@ runs would cost four. The older ``nli_faith`` is copied under the name
 
 Per set: balanced accuracy (test half, threshold from the calibration half) and ROC-AUC,
 before and after, their difference and a rough standard error (as in ``quality.md``).
-Results are written after every set (``quality_ab.json`` / ``.md``), so a run cut short
-still reports the sets it finished.
+Progress is printed after every set.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import re
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from .harness import DEFAULT_DATA_DIR, Outcome
 from .metrics import evaluate_scores, split_by_id
 from .nli_cache import CachedNLI
-from .quality import load_dataset, machine_info
+from .quality import load_dataset
 from .report import _std_error
 
 REPO = Path(__file__).resolve().parents[1]
@@ -125,11 +122,8 @@ def _f(x: float | None) -> str:
 
 def render(rep: dict) -> str:
     lines = [
-        "# nli-faith before / after on the same records (`benchmarks/quality_ab.py`)",
-        "",
-        f"`{rep['command']}`: before = `{rep['before_src']}` (commit {rep['before_commit']}), "
-        f"after = this checkout. Backend {rep['backend']}; the same seeded sample of each set "
-        "as `benchmarks.quality --limit N` "
+        f"Before = `{rep['before_src']}`, after = this checkout. Backend {rep['backend']}; "
+        "the same seeded sample of each set as `benchmarks.quality --limit N` "
         f"(limit {rep['limit']}; {', '.join(sorted(WHOLE))} whole). Figures ×100; SE = rough "
         "standard error of the after figure (as in quality.md); a before/after gap on the "
         "same records is less noisy than that.",
@@ -158,26 +152,21 @@ def render(rep: dict) -> str:
                 f"({_f(r.get('yes_share_after_no_composite'))}) | "
                 f"{r['composite_evidence_claims']} |"
             )
-    lines += [
-        "",
-        f"Machine: {rep['machine']['cpu_count']} CPUs, load average at start "
-        f"{rep['loadavg_start'][0]:.1f} (shared). Wall time so far {rep['wall_seconds']:.0f} s.",
-    ]
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    import os
-    import subprocess
+TITLE = "nli-faith before / after on the same records"
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks.quality_ab", description=__doc__)
+
+def add_arguments(p, name: str) -> None:
     p.add_argument("--before-src", type=Path, required=True, help="checkout of the older version")
-    p.add_argument("--data-dir", type=Path, default=REPO / ".." / "shared" / "data")
+    p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     p.add_argument("--limit", type=int, default=100, help="records per set (seeded sample)")
     p.add_argument("--datasets", default=",".join(ORDER))
-    p.add_argument("--out-dir", type=Path, default=REPO / "benchmarks" / "results")
     p.add_argument("--batch-size", type=int, default=32)
-    args = p.parse_args(argv)
+
+
+def run(args, bench) -> Outcome:
     logging.getLogger("nli_faith").setLevel(logging.ERROR)
     logging.getLogger("nli_faith_before").setLevel(logging.ERROR)
     import transformers
@@ -204,35 +193,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     after.nli = cache
     before.nli = cache
     plain.nli = cache  # its pairs are a subset of after's: no extra model work
-    commit = subprocess.run(
-        ["git", "-C", str(args.before_src), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
     rep = {
-        "command": "python -m benchmarks.quality_ab "
-        + " ".join(sys.argv[1:] if argv is None else argv),
         "before_src": str(args.before_src),
-        "before_commit": commit,
         "backend": "onnx-fp32",
         "limit": args.limit,
-        "machine": machine_info(),
-        "loadavg_start": os.getloadavg(),
         "datasets": {},
     }
     t0 = time.perf_counter()
-    args.out_dir.mkdir(parents=True, exist_ok=True)
     for name in [d for d in args.datasets.split(",") if d]:
         limit = None if name in WHOLE else args.limit
         recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
         rep["datasets"][name] = compare(name, recs, before, after, plain)
         rep["wall_seconds"] = round(time.perf_counter() - t0, 1)
         rep["distinct_pairs"] = cache.computed
-        (args.out_dir / "quality_ab.json").write_text(json.dumps(rep, indent=2) + "\n")
-        (args.out_dir / "quality_ab.md").write_text(render(rep))
         print(f"[{name}] done at {rep['wall_seconds']:.0f}s, {cache.computed:,} pairs", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return Outcome(body=render(rep), data=rep)

@@ -190,21 +190,6 @@ def _edge_brief(r: dict) -> str:
     )
 
 
-def _git_line(git: dict | None) -> str:
-    if not git or not git.get("commit"):
-        return ""
-    line = f"- library: commit `{git['commit'][:12]}`"
-    changes = git.get("library_changes") or []
-    line += (
-        f", with uncommitted changes to {', '.join(c[3:] for c in changes)}"
-        if changes
-        else ", no uncommitted changes to `nli_faith/` or `models/`"
-    )
-    if git.get("note"):
-        line += f" ({git['note']})"
-    return line
-
-
 def _losses(result: dict) -> str:
     out = []
     for metric, label in (("balanced_accuracy", "balanced accuracy"), ("roc_auc", "ROC-AUC")):
@@ -222,10 +207,9 @@ def _losses(result: dict) -> str:
 
 
 def render_markdown(result: dict) -> str:
-    m, mach = result["model"], result["machine"]
+    m = result["model"]
     limited = result["limit"] is not None
     parts = [
-        "# Quality benchmark: nli-faith against human faithfulness labels\n",
         (
             f"> **Quick run (`--limit {result['limit']}`): a seeded sample of "
             f"{result['limit']} rows per dataset and the first {result['limit']} rows per NLI "
@@ -288,12 +272,12 @@ def render_markdown(result: dict) -> str:
         _edge_table(result["edge_cases"]),
     ]
     if result.get("evidence_cases"):
-        from .evidence_cases import render_markdown as evidence_markdown
+        from tests.suites.evidence_cases import render_markdown as evidence_markdown
 
         parts += [
             evidence_markdown(
                 result["evidence_cases"]["cases"],
-                title="Evidence edge cases (issue 10; `benchmarks/evidence_cases.py`)",
+                title="Evidence edge cases (`tests/suites/evidence_cases.py`)",
             )
         ]
     if result.get("torch_check"):
@@ -307,7 +291,6 @@ def render_markdown(result: dict) -> str:
         ]
     parts += [
         "## Run\n",
-        f"- command: `{result['command']}`",
         f"- model: `{m['name']}` (`{_rel(m['path'])}`), max length {m['max_length']}",
         f"- weights: `{_rel(m['weights_file'])}` sha256 `{m['weights_sha256']}`",
     ]
@@ -315,15 +298,10 @@ def render_markdown(result: dict) -> str:
         parts.append(f"- ONNX file used: `{_rel(m['onnx_file'])}` sha256 `{m['onnx_sha256']}`")
     parts += [
         f"- backend: `{m['backend']}`",
-        f"- machine: {mach['platform']}, {mach['processor']}, {mach['cpu_count']} CPUs "
-        f"({mach['usable_cpus']} usable), Python {mach['python']}; load average at start "
-        f"{mach['loadavg_start'][0]:.2f}, at end {mach['loadavg_end'][0]:.2f} (shared machine)",
-        "- versions: " + ", ".join(f"{k} {v}" for k, v in mach["versions"].items() if v),
         f"- wall time: {result['wall_seconds']:.0f} s "
         f"({result['wall_seconds'] / 60:.1f} min; edge cases "
         f"{result['seconds']['edge_cases']:.0f} s, NLI eval {result['seconds']['nli_eval']:.0f} s, "
         f"torch check {result['seconds'].get('torch_check', 0):.0f} s)",
         f"- data: `{result['data_dir']}`",
-        _git_line(result.get("git")),
     ]
     return "\n".join(p for p in parts if p) + "\n"

@@ -16,7 +16,7 @@ per call, so that a pair's result never depends on the other requests in its bat
 1 and 8 clients go to a server on the torch backend, whose cost per pair falls with the
 batch size, where micro-batching can save model work.
 
-Writes ``benchmarks/results/serve.json`` and ``serve.md``. The client runs on the same
+``python -m benchmarks run serve [--ablation]``. The client runs on the same
 machine as the server and competes with it for the CPU; the other processes' share of the
 CPU during each level is reported (``foreign_share``).
 """
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import subprocess
 import sys
@@ -35,19 +34,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .harness import DEFAULT_DATA_DIR, Outcome
 from .speed_common import (
-    DEFAULT_DATA_DIR,
     REPO,
-    RESULTS_DIR,
     CpuMonitor,
     cpu_info,
-    git_state,
     loadavg,
     percentile,
     rnd,
     usable_cores,
     versions,
-    write_json,
 )
 from .speed_inputs import guardrail_requests
 from .speed_report import _table
@@ -280,14 +276,12 @@ def paired_lone_client(url: str, requests: list[dict], n: int) -> dict:
     }
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def measure(args: argparse.Namespace) -> dict[str, Any]:
     requests = guardrail_requests(Path(args.data_dir), args.requests)
     levels = [int(x) for x in args.levels.split(",")]
     report: dict[str, Any] = {
-        "command": "python -m benchmarks.serve_load " + " ".join(sys.argv[1:]),
         "machine": {"cores": usable_cores(), "cpu": cpu_info(), "loadavg_start": loadavg()},
         "versions": versions("fastapi", "uvicorn", "httpx", "onnxruntime"),
-        "git": git_state(),
         "settings": {
             "seconds_per_level": args.seconds,
             "max_requests_per_level": args.max_requests,
@@ -295,8 +289,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "server_args": ["--guardrail", *args.server_args.split()],
         },
     }
-    out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     logs = Path(tempfile.mkdtemp(prefix="serve_load_"))  # the servers' stderr
     report["server_logs"] = str(logs)
     log = logs / "server.log"
@@ -349,9 +341,7 @@ def render(rep: dict[str, Any]) -> str:
     rows += [row(f"{x['clients']}, {x['label']}", x) for x in rep.get("ablations", [])]
     m = rep["machine"]
     out = [
-        "# `nli-faith serve` under load",
-        "",
-        f"Command: `{rep['command']}` (git {rep['git'].get('head')}). Server: "
+        "Server: "
         f"`nli-faith serve {' '.join(rep['settings']['server_args'])}` on loopback, "
         f"{m['cores']} cores ({m['cpu'].get('model_name')}); the httpx client runs on the "
         "same cores. "
@@ -446,8 +436,10 @@ def render(rep: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+TITLE = "`nli-faith serve` under load"
+
+
+def add_arguments(p, name: str) -> None:
     p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
     p.add_argument("--levels", default="1,4,8,16", help="concurrent clients, comma-separated")
     p.add_argument("--seconds", type=float, default=20.0, help="per level")
@@ -456,19 +448,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--library-calls", type=int, default=48, help="paired lone-client calls")
     p.add_argument("--server-args", default="", help="more `nli-faith serve` flags")
     p.add_argument("--ablation", action="store_true", help="also 8 clients on other set-ups")
-    p.add_argument("--out-dir", default=str(RESULTS_DIR))
-    p.add_argument("--render", action="store_true", help="only rewrite serve.md from serve.json")
-    args = p.parse_args(argv)
-    out = Path(args.out_dir)
-    if args.render:
-        (out / "serve.md").write_text(render(json.loads((out / "serve.json").read_text())))
-        return 0
-    rep = run(args)
-    write_json(out / "serve.json", rep)
-    (out / "serve.md").write_text(render(rep))
-    print(render(rep))
-    return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def run(args, bench) -> Outcome:
+    rep = measure(args)
+    one = rep["levels"][0]
+    return Outcome(
+        body=render(rep),
+        figures={
+            f"requests/s, {one['clients']} client(s)": one["requests_per_s"],
+            f"p50 ms, {one['clients']} client(s)": one["p50_ms"],
+            f"p95 ms, {one['clients']} client(s)": one["p95_ms"],
+            "non-2xx replies": sum(x["non_2xx"] for x in rep["levels"]),
+        },
+        data=rep,
+    )

@@ -1,7 +1,6 @@
-"""Speed benchmark of nli-faith on this machine: ``python -m benchmarks.speed``.
+"""Speed benchmark of nli-faith on this machine: ``python -m benchmarks run speed``.
 
-Writes ``benchmarks/results/speed.md`` and ``benchmarks/results/speed.json``. Every
-comparison is measured in the same run (interleaved rounds, medians) and given as a ratio.
+Every comparison is measured in the same run (interleaved rounds, medians) and given as a ratio.
 
 Sections (``--sections 1,3,...``):
 
@@ -12,7 +11,7 @@ Sections (``--sections 1,3,...``):
 4. claim splitting: sentences/s per core, rule-based and parser (clause) modes.
 5. long context: full scan vs the pre-filters (and early exit); pre-filter verdict agreement
    on a sample of the visible sets (``benchmarks.prefilter_study``, report half).
-6. GPU: figures read from ``--gpu-results`` (written by ``--gpu-only --out-json PATH``), and
+6. GPU: figures read from ``--gpu-results`` (written by ``run speed_gpu``), and
    the host-side preparation rate that bounds GPU ``predict`` (measured on this CPU).
 7. backend agreement: ONNX int8 / fp32 and torch bf16 vs torch fp32 on the same sample.
 8. scale: GPU end-to-end / bare forwards (CUDA only), prefetch on the CPU, the streaming
@@ -21,9 +20,9 @@ Sections (``--sections 1,3,...``):
 
 ``--update WHY`` re-measures only ``--sections`` and replaces them in the existing results.
 
-``python -m benchmarks.speed --gpu-only --out-json PATH`` runs only the GPU path, which
-imports no spaCy. The machine is shared: every section records the CPU share other
-processes took while it ran (``foreign_share``) and the load average at its start and end.
+``python -m benchmarks run speed_gpu`` runs only the GPU path, which imports no spaCy.
+The machine is shared: every section records the CPU share other processes took while
+it ran (``foreign_share``) and the load average at its start and end.
 """
 
 from __future__ import annotations
@@ -33,19 +32,14 @@ import datetime as dt
 import gc
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from .harness import DEFAULT_DATA_DIR, RESULTS_DIR, Outcome
 from .speed_common import (
-    DEFAULT_DATA_DIR,
-    RESULTS_DIR,
     CpuMonitor,
-    cgroup_cpu_limit,
     cpu_info,
-    git_state,
-    loadavg,
     measure_foreign_load,
     median,
     padded_batches,
@@ -55,7 +49,6 @@ from .speed_common import (
     usable_cores,
     versions,
     wait_for_quiet,
-    write_json,
 )
 from .speed_scale import section_scale
 
@@ -720,12 +713,12 @@ def _compare(full_t: dict, full_o: dict) -> dict[str, Any]:
 
 
 def section_gpu(b: Bench) -> dict[str, Any]:
-    path = b.args.gpu_results
-    if not path:
+    path = Path(b.args.gpu_results) if b.args.gpu_results else None
+    if path is None or not path.is_file():
         out: dict[str, Any] = {"available": False, "note": "no GPU was available in this run"}
     else:
-        data = json.loads(Path(path).read_text())
-        out = {"available": True, "source": str(path), "results": data}
+        data = json.loads(path.read_text())
+        out = {"available": True, "source": path.name, "results": data.get("data", data)}
     out["host_prep"] = _host_prep(b)
     return out
 
@@ -780,23 +773,16 @@ def _host_prep(b: Bench) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ driver
 
 
-def machine_info() -> dict[str, Any]:
+def threads_info() -> dict[str, Any]:
+    """How the run used the cores (the harness records the machine itself)."""
     import torch
 
     from nli_faith.nli.model import cpu_threads
 
-    info: dict[str, Any] = {
+    return {
         "cpu": cpu_info(),
-        "cores_usable": usable_cores(),
-        "cgroup_cpu_max": cgroup_cpu_limit(),
         "versions": versions(
-            "torch",
-            "onnxruntime",
-            "transformers",
-            "sentence-transformers",
-            "spacy",
-            "numpy",
-            "nli-faith",
+            "torch", "onnxruntime", "transformers", "sentence-transformers", "spacy", "numpy"
         ),
         "torch_threads": torch.get_num_threads(),
         "torch_interop_threads": torch.get_num_interop_threads(),
@@ -804,9 +790,7 @@ def machine_info() -> dict[str, Any]:
         "onnxruntime_threads": f"int8: {cpu_threads()} runs x 1 thread; fp32: 1 run x "
         f"{cpu_threads()} intra-op threads",
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
-        "git": git_state(),
     }
-    return info
 
 
 SECTIONS = {
@@ -821,19 +805,21 @@ SECTIONS = {
 }
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.speed", description=__doc__.split("\n")[0]
-    )
-    p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR), help="default: ../shared/data")
+TITLE = "nli-faith speed benchmark"
+TITLES = {"speed_gpu": "GPU: bare forwards against NLIModel.predict"}
+
+
+def add_arguments(p, name: str) -> None:
     p.add_argument("--quick", action="store_true", help="small workloads, a smoke run")
+    if name == "speed_gpu":  # imports no spaCy: runs on a bare GPU machine
+        p.add_argument("--gpu-device", default=None, help="default cuda if any")
+        p.add_argument("--gpu-pairs", type=int, default=None, help="default 8192")
+        return
+    p.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR), help="default: ../shared/data")
     p.add_argument("--sections", default=",".join(map(str, ALL_SECTIONS)), help="e.g. 1,3,5")
-    p.add_argument("--out-dir", default=str(RESULTS_DIR), help="where speed.md/json go")
-    p.add_argument("--gpu-results", default=None, help="JSON written by --gpu-only")
-    p.add_argument("--gpu-only", action="store_true", help="run only the GPU path (no spaCy)")
-    p.add_argument("--out-json", default=None, help="with --gpu-only: where to write")
-    p.add_argument("--gpu-device", default=None, help="with --gpu-only: default cuda if any")
-    p.add_argument("--gpu-pairs", type=int, default=None, help="with --gpu-only: default 8192")
+    p.add_argument(
+        "--gpu-results", default=str(RESULTS_DIR / "speed_gpu.json"), help="from run speed_gpu"
+    )
     p.add_argument("--no-onnx", action="store_true", help="skip the ONNX backend")
     p.add_argument("--workload-per-set", type=int, default=12)
     p.add_argument("--naive-pairs", type=int, default=120)
@@ -859,19 +845,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="before each section wait up to this many seconds for other processes to use "
         "< 15%% of the CPUs (shared machine); default 0",
     )
-    return p.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    if args.gpu_only:
-        from .speed_gpu import main_gpu
+def run(args, harness) -> Outcome:
+    if args.benchmark == "speed_gpu":
+        from .speed_gpu import run_gpu_only
 
-        if not args.out_json:
-            raise SystemExit("--gpu-only needs --out-json PATH")
-        return main_gpu(
-            args.out_json, quick=args.quick, device=args.gpu_device, n_pairs=args.gpu_pairs
-        )
+        data = run_gpu_only(quick=args.quick, device=args.gpu_device, n_pairs=args.gpu_pairs)
+        return Outcome(body=f"Device {data.get('device')}.", data=data)
 
     import logging
 
@@ -893,11 +874,9 @@ def main(argv: list[str] | None = None) -> int:
     idle_before = measure_foreign_load(3.0)
     log(f"load before: {idle_before}")
     report: dict[str, Any] = {
-        "kind": "nli-faith speed benchmark (CPU)",
         "quick": args.quick,
-        "command": " ".join(["python -m benchmarks.speed", *(argv or sys.argv[1:])]),
         "started": started.isoformat(timespec="seconds"),
-        "machine": machine_info(),
+        "machine": threads_info(),
         "load_before": idle_before,
         "targets": TARGETS,
         "sections": {},
@@ -922,34 +901,23 @@ def main(argv: list[str] | None = None) -> int:
         gc.collect()
     report["cpu_whole_run"] = mon.stop()
     report["load_after"] = measure_foreign_load(3.0)
-    report["loadavg_end"] = loadavg()
     report["finished"] = dt.datetime.now().astimezone().isoformat(timespec="seconds")
-    out_dir = Path(args.out_dir)
-    if args.update:
-        old = json.loads((out_dir / "speed.json").read_text())
+    old_path = Path(args.out_dir) / "speed.json"
+    if args.update and old_path.exists():
+        old = json.loads(old_path.read_text())["data"]
         old["sections"].update(report["sections"])
         old.setdefault("updates", []).append(
             {
-                "command": report["command"],
                 "sections": list(report["sections"]),
                 "started": report["started"],
                 "finished": report["finished"],
-                "code": report["machine"].get("git"),
-                # a VM's host CPU can change between runs: say which one this ran on
-                "cpu": report["machine"].get("cpu"),
+                "cpu": report["machine"].get("cpu"),  # a VM's host CPU can change
                 "threads": report["machine"].get("onnxruntime_threads"),
                 "load_before": report["load_before"],
                 "why": args.update,
             }
         )
         report = old
-    write_json(out_dir / "speed.json", report)
-    from .speed_report import render
+    from .speed_report import render, summary_rows
 
-    (out_dir / "speed.md").write_text(render(report))
-    log(f"wrote {out_dir / 'speed.md'} and {out_dir / 'speed.json'}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return Outcome(body=render(report), figures=dict(summary_rows(report)), data=report)

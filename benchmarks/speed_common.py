@@ -1,4 +1,4 @@
-"""Shared helpers of ``benchmarks.speed``: machine facts, CPU-contention monitor, timing, data.
+"""Shared helpers of the speed benchmarks: CPU-contention monitor, timing, inputs.
 
 Nothing here imports spaCy (the GPU-only path uses this module on a machine without it).
 """
@@ -17,55 +17,9 @@ from typing import Any
 
 from nli_faith.nli.model import usable_cores  # noqa: F401 - the benchmarks import it from here
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA_DIR = (REPO / ".." / "shared" / "data").resolve()
-RESULTS_DIR = REPO / "benchmarks" / "results"
-
+from .harness import REPO, cpu_info, loadavg  # noqa: F401 - the benchmarks import them here
 
 # -- machine ---------------------------------------------------------------------------
-
-
-def cgroup_cpu_limit() -> str | None:
-    """The cgroup v2 ``cpu.max`` quota, e.g. ``"max 100000"`` (no limit)."""
-    try:
-        return Path("/sys/fs/cgroup/cpu.max").read_text().strip()
-    except OSError:
-        return None
-
-
-def cpu_info() -> dict[str, Any]:
-    """CPU model and the SIMD features that matter for int8 / bf16 inference."""
-    info: dict[str, Any] = {"model_name": platform.processor() or platform.machine()}
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return info
-    first = text.split("\n\n", 1)[0]
-    fields = {}
-    for line in first.splitlines():
-        if ":" in line:
-            k, v = line.split(":", 1)
-            fields[k.strip()] = v.strip()
-    info["model_name"] = fields.get("model name", info["model_name"])
-    for key in ("vendor_id", "cpu family", "model", "stepping", "cpu MHz"):
-        if key in fields:
-            info[key.replace(" ", "_")] = fields[key]
-    flags = set(fields.get("flags", "").split())
-    wanted = (
-        "avx2",
-        "fma",
-        "avx512f",
-        "avx512bw",
-        "avx512_vnni",
-        "avx_vnni",
-        "avx512_bf16",
-        "amx_bf16",
-        "amx_int8",
-    )
-    info["simd"] = [f for f in wanted if f in flags]
-    info["logical_cpus_online"] = text.count("processor\t:")
-    info["hypervisor"] = "hypervisor" in flags
-    return info
 
 
 def versions(*names: str) -> dict[str, str | None]:
@@ -78,31 +32,6 @@ def versions(*names: str) -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
-
-
-def git_state() -> dict[str, Any]:
-    """The checkout's commit and whether the library or the models differ from it."""
-    import subprocess
-
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(
-                ["git", *args], cwd=REPO, capture_output=True, text=True, timeout=20
-            ).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-
-    return {
-        "head": git("rev-parse", "--short", "HEAD") or None,
-        "library_or_models_modified": bool(git("status", "--porcelain", "nli_faith", "models")),
-    }
-
-
-def loadavg() -> list[float] | None:
-    try:
-        return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
-    except OSError:
-        return None
 
 
 # -- CPU contention --------------------------------------------------------------------
@@ -245,11 +174,6 @@ def words(text: str) -> int:
     return len(text.split())
 
 
-def write_json(path: Path, obj: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
-
-
 def padded_batches(nli, pairs: list[tuple[str, str]], batch_size: int) -> list[dict]:
     """The model's own inputs for ``pairs``, built once: tokenized and padded exactly as
     ``NLIModel.predict`` does (length-sorted, numpy int64 arrays), for timing bare forwards."""
@@ -266,33 +190,3 @@ def padded_batches(nli, pairs: list[tuple[str, str]], batch_size: int) -> list[d
         _pad_batch(ids, types, sel, nli.max_length, pad_id, width=width)
         for sel, width in batch_plan(lengths, batch_size=batch_size, max_length=nli.max_length)
     ]
-
-
-#: Labels of :func:`write_tiny_nli`'s classifier head, by index.
-TINY_LABELS = ("CONTRADICTION", "ENTAILMENT", "NEUTRAL")
-
-
-def write_tiny_nli(out: Path, tokenizer_dir: Path, *, labels: Sequence[str] = TINY_LABELS) -> Path:
-    """A 2-layer BERT NLI classifier (hidden 32, random weights, seeded) with the real
-    tokenizer files of ``tokenizer_dir``, saved in ``out``: the scorer's whole pipeline
-    (tokens, window, pair lengths) at ~1/100 of the bundled model's cost. Used by the
-    tests' ``tiny_model_dir``, the fuzz benchmark and the streaming benchmark."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    torch.manual_seed(0)
-    tok = AutoTokenizer.from_pretrained(tokenizer_dir)
-    config = BertConfig(
-        vocab_size=tok.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=512,
-        num_labels=len(labels),
-        id2label=dict(enumerate(labels)),
-        label2id={name: k for k, name in enumerate(labels)},
-    )
-    BertForSequenceClassification(config).save_pretrained(out)
-    tok.save_pretrained(out)
-    return out

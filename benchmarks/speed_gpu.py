@@ -1,6 +1,6 @@
 """GPU figures for ``benchmarks.speed``: bare forwards vs ``NLIModel.predict``, bf16, batch sizes.
 
-Run as ``python -m benchmarks.speed --gpu-only --out-json PATH``. Needs torch, transformers
+Run as ``python -m benchmarks run speed_gpu``. Needs torch, transformers
 and numpy only: no spaCy (it is blocked on purpose, so an accidental import fails loudly),
 no benchmark data outside the repository (the pairs are generated here, deterministically,
 plus the texts of ``examples/answers.jsonl``).
@@ -25,7 +25,6 @@ from .speed_common import (
     simple_sentences,
     usable_cores,
     versions,
-    write_json,
 )
 
 DEFAULT_BATCH_SIZES = (32, 64, 128, 256, 512, 1024)
@@ -375,13 +374,9 @@ def block_spacy() -> None:
         sys.modules["spacy"] = None  # type: ignore[assignment]
 
 
-def main_gpu(out_json: str, *, quick: bool, device: str | None, n_pairs: int | None) -> int:
+def run_gpu_only(*, quick: bool, device: str | None, n_pairs: int | None) -> dict[str, Any]:
     block_spacy()
     result = run_gpu(quick=quick, device=device, n_pairs=n_pairs)
-    from pathlib import Path
-
-    write_json(Path(out_json), result)
     for row in result["rows"]:
-        print(json.dumps(row))
-    print(f"wrote {out_json}")
-    return 0
+        print(json.dumps(row), file=sys.stderr)
+    return result

@@ -1,4 +1,4 @@
-"""Markdown rendering of ``benchmarks/results/speed.json``."""
+"""Markdown body of the speed benchmark's result page (the harness writes the header)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,16 @@ def _met(value: float | None, target: float, higher: bool = True) -> str:
     return "yes" if ok else "**no**"
 
 
+def summary_rows(rep: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The headline figures: (metric, value) of the summary table."""
+    return [(str(r[0]), r[1]) for r in _summary_rows(rep)]
+
+
 def summary(rep: dict[str, Any]) -> str:
+    return _table(["section / metric", "value", "target", "met"], _summary_rows(rep))
+
+
+def _summary_rows(rep: dict[str, Any]) -> list[list[Any]]:
     t = rep["targets"]
     s = rep["sections"]
     rows = []
@@ -159,26 +168,23 @@ def summary(rep: dict[str, Any]) -> str:
             if f"ray_{k}_actor" in ray
         ]
         rows.append(["8 Ray Data vs score_batch, records/s", "; ".join(parts), "-", "-"])
-    return _table(["section / metric", "value", "target", "met"], rows)
+    return rows
 
 
 def render(rep: dict[str, Any]) -> str:
     m = rep["machine"]
     cpu = m["cpu"]
-    v = m["versions"]
-    out = ["# nli-faith speed benchmark\n"]
+    out = []
     if rep.get("quick"):
         out.append("**QUICK smoke run (small workloads): figures are not representative.**\n")
     out.append(
-        f"`{rep['command']}`, started {rep['started']}, finished {rep.get('finished')}. "
-        "Every comparison below is measured in this run; ratios compare interleaved "
+        "Every comparison below is measured within one run; ratios compare interleaved "
         "measurements.\n"
     )
     for u in rep.get("updates", []):
         out.append(
-            f"Sections {', '.join(u['sections'])} re-measured later by `{u['command']}` "
-            f"({u['started']} to {u['finished']}, commit {(u.get('code') or {}).get('head')}"
-            f"{_update_cpu(u)}), because: {u['why']}\n"
+            f"Sections {', '.join(u['sections'])} re-measured later ({u['started']} to "
+            f"{u['finished']}{_update_cpu(u)}), because: {u['why']}\n"
         )
     out.append("## Machine\n")
     out.append(
@@ -192,20 +198,13 @@ def render(rep: dict[str, Any]) -> str:
                     f"{cpu.get('cpu_MHz')} MHz",
                 ],
                 ["SIMD", ", ".join(cpu.get("simd", []))],
-                ["cores usable (affinity)", m["cores_usable"]],
-                ["cgroup cpu.max", m.get("cgroup_cpu_max")],
                 ["hypervisor", cpu.get("hypervisor")],
                 [
                     "threads",
                     f"torch {m['torch_threads']} (interop {m['torch_interop_threads']}), "
                     f"onnxruntime {_onnx_threads(m)}",
                 ],
-                ["versions", ", ".join(f"{k} {val}" for k, val in v.items())],
-                [
-                    "code",
-                    f"commit {m.get('git', {}).get('head')}; nli_faith/ or models/ modified: "
-                    f"{m.get('git', {}).get('library_or_models_modified')}",
-                ],
+                ["versions", ", ".join(f"{k} {val}" for k, val in m["versions"].items())],
             ],
         )
     )
@@ -241,7 +240,7 @@ def render(rep: dict[str, Any]) -> str:
         d = g["results"]
         gm = d.get("machine", {})
         out.append(
-            f"From `{g['source']}` (`python -m benchmarks.speed --gpu-only`), device "
+            f"From `{g['source']}` (`python -m benchmarks run speed_gpu`), device "
             f"{d.get('device')}, GPU {gm.get('gpu')}, versions {gm.get('versions')}; "
             f"{d['workload']['n_pairs']} synthetic pairs ({d['workload']['source']}); "
             f"{d['workload']['timing']}. Tokenizing all pairs once: "

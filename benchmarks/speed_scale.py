@@ -33,7 +33,6 @@ from .speed_common import (
     read_jsonl,
     rnd,
     timed,
-    write_tiny_nli,
 )
 
 _THINGS = ("museum", "bridge", "library", "stadium", "station", "hospital", "market", "school")
@@ -67,6 +66,8 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def _tiny_model(out: Path) -> Path:
     """The tests' cheap model: 2 layers, hidden 32, random weights, the bundled tokenizer."""
+    from tests.helpers.tiny_model import write_tiny_nli
+
     return write_tiny_nli(
         out,
         REPO / "models" / "nli-faith-minilm-l6",

@@ -19,7 +19,7 @@ def _tokenizer_dir() -> Path:
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
     """A 2-layer BERT NLI classifier with random weights and the real tokenizer files."""
-    from benchmarks.speed_common import write_tiny_nli
+    from helpers.tiny_model import write_tiny_nli
 
     return write_tiny_nli(tmp_path_factory.mktemp("tiny-nli"), _tokenizer_dir())
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from benchmarks.evidence_cases import (
+from suites.evidence_cases import (
     CASES,
     MECHANISMS,
     EvidenceCase,

@@ -1,6 +1,6 @@
 """Property-based tests, end to end on the bundled model: whatever the input, nothing is lost.
 
-Inputs mix hypothesis's arbitrary unicode with the fragments of ``benchmarks/fuzz_inputs.py``
+Inputs mix hypothesis's arbitrary unicode with the fragments of ``tests/suites/fuzz_inputs.py``
 (Markdown, tables, code, JSON, HTML, emoji, zero-width characters, blank documents), plus
 explicit long examples (a run-on sentence in the response and in the context, a blob longer
 than the model's window). ``derandomize=True``: the examples are fixed by the test's code,
@@ -14,8 +14,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
-from benchmarks import fuzz_inputs as fz
+from suites import fuzz_inputs as fz
 
 #: Fragments from the fuzz generator, each fixed by a named seed (``fz.<maker>(Random(seed))``).
 SNIPPETS = [

@@ -1,6 +1,8 @@
-"""Evidence edge cases (issue 10): RAG contexts as they really look, with expected verdicts.
+"""Evidence edge cases: RAG contexts as they really look, with expected verdicts.
 
-    python -m benchmarks.evidence_cases [--backend onnx-fp32|onnx|torch] [--out-dir DIR]
+A regression suite: ``tests/test_suites.py`` runs every case with the bundled
+model (marked slow); ``python -m benchmarks run evidence_cases`` writes the full table to
+``benchmarks/results/``. To add a case, append an :class:`EvidenceCase` to ``CASES``.
 
 Mechanisms covered (``EvidenceCase.mechanism``):
 
@@ -14,21 +16,16 @@ Mechanisms covered (``EvidenceCase.mechanism``):
 
 Every case states the verdict expected of each claim, in order (``"not-yes"`` accepts
 ``no`` or ``idk``), and optionally the citation status of each claim and a check of
-its own. The quality benchmark runs the suite too (``benchmarks.quality``); run alone,
-it writes ``evidence_cases.md`` and ``evidence_cases.json`` to ``--out-dir``. The
-runner reads new result fields with ``getattr`` so that it also runs against an older
-checkout of the library (for a before / after comparison).
+its own. The quality benchmark runs the suite too. The runner reads new result fields
+with ``getattr`` so that it also runs against an older checkout of the library.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 MECHANISMS = ("composite", "structured", "web", "numbers", "answer-table", "citations")
 
@@ -702,7 +699,7 @@ def summarize(rows: Sequence[dict]) -> dict:
     return {"passed": sum(r["passed"] for r in rows), "n": len(rows), "per_mechanism": per}
 
 
-def render_markdown(rows: Sequence[dict], *, title: str = "Evidence edge cases (issue 10)") -> str:
+def render_markdown(rows: Sequence[dict], *, title: str = "Evidence edge cases") -> str:
     s = summarize(rows)
     lines = [
         f"## {title}",
@@ -726,35 +723,3 @@ def render_markdown(rows: Sequence[dict], *, title: str = "Evidence edge cases (
         res = "pass" if r["passed"] else "**FAIL**: " + "; ".join(r["problems"])
         lines.append(f"| {r['case']} | {r['mechanism']} | {r['title']} | {exp} | {got} | {res} |")
     return "\n".join(lines) + "\n"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.evidence_cases", description=__doc__)
-    p.add_argument("--backend", choices=("torch", "onnx-fp32", "onnx"), default="onnx-fp32")
-    p.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")
-    p.add_argument("--name", default="evidence_cases", help="output file stem")
-    args = p.parse_args(argv)
-    import transformers
-
-    from nli_faith.scorer import FaithfulnessScorer
-
-    transformers.logging.set_verbosity_warning()
-    scorer = FaithfulnessScorer(
-        device="cpu",
-        backend="torch" if args.backend == "torch" else "onnx",
-        onnx_quantize=args.backend == "onnx",
-    )
-    rows = run_evidence_cases(scorer)
-    s = summarize(rows)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / f"{args.name}.json").write_text(
-        json.dumps({"backend": args.backend, "summary": s, "cases": rows}, indent=2) + "\n",
-        encoding="utf-8",
-    )
-    (args.out_dir / f"{args.name}.md").write_text(render_markdown(rows), encoding="utf-8")
-    print(f"{s['passed']}/{s['n']} passed; wrote {args.out_dir / (args.name + '.md')}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,8 @@
-"""The quality benchmark's metrics, baselines and caches (one tiny model run; fast)."""
+"""The benchmark code's own checks: the quality benchmark's metrics, baselines and caches.
+
+Collected by ``python -m pytest`` (``testpaths`` holds ``benchmarks``); the tests in
+``tests/`` import nothing from this package.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,13 @@ from benchmarks.metrics import (
     split_by_id,
 )
 from benchmarks.nli_cache import CachedNLI
+
+
+@pytest.fixture(scope="module")
+def bundled_scorer():
+    from nli_faith.scorer import FaithfulnessScorer
+
+    return FaithfulnessScorer(device="cpu")
 
 
 def _auc_by_pairs(y, s):
