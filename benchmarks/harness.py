@@ -214,6 +214,41 @@ def machine_line(m: dict[str, Any]) -> str:
     return line
 
 
+def _cell(x: Any) -> str:
+    if isinstance(x, (dict, list)):
+        x = json.dumps(x, ensure_ascii=False, default=str)
+        x = x if len(x) <= 120 else x[:117] + "..."
+    elif isinstance(x, float):
+        x = f"{x:,.4g}" if abs(x) < 1e6 else f"{x:,.0f}"
+    elif isinstance(x, bool) or x is None:
+        x = {True: "yes", False: "no", None: "–"}[x]
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
+def table(header: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table; cells formatted by one rule (numbers to 4 significant digits)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(map(_cell, r)) + " |" for r in rows]) + "\n"
+
+
+def data_markdown(data: Any, level: int = 3) -> str:
+    """Any benchmark's measurements as Markdown: a dict's plain fields as one table, a list
+    of records as a table with a column per field, nested dicts as subsections."""
+    if isinstance(data, list):
+        if data and all(isinstance(r, dict) for r in data):
+            keys = list(dict.fromkeys(k for r in data for k in r))
+            return table(keys, [[r.get(k) for k in keys] for r in data])
+        return _cell(data) + "\n"
+    if not isinstance(data, dict):
+        return _cell(data) + "\n"
+    plain = [[k, v] for k, v in data.items() if not isinstance(v, (dict, list)) or not v]
+    out = [table(["field", "value"], plain)] if plain else []
+    for k, v in data.items():
+        if isinstance(v, (dict, list)) and v:
+            out.append(f"{'#' * level} {k}\n\n{data_markdown(v, min(level + 1, 6))}")
+    return "\n".join(out)
+
+
 def render(env: dict[str, Any], *, with_commit: bool = True) -> str:
     """``NAME.md`` from ``NAME.json``; the docs call it with ``with_commit=False``."""
     out = [f"# {env['title']}", ""]

@@ -29,7 +29,6 @@ import numpy as np
 from .backend_check import torch_check
 from .baselines import single_pass_pair, single_pass_scores, summac_grid, summac_score
 from .baselines import token_overlap as overlap_score
-from .edge_cases import run_edge_cases
 from .harness import DEFAULT_DATA_DIR, Outcome
 from .metrics import SPLIT_SEED, evaluate_scores, split_by_id
 from .nli_cache import CachedNLI
@@ -273,6 +272,7 @@ def run(args, bench) -> Outcome:
     transformers.logging.set_verbosity_error()
     from nli_faith.scorer import FaithfulnessScorer
     from nli_faith.training.evaluate import evaluate_files
+    from tests.suites.edge_cases import run_edge_cases
     from tests.suites.evidence_cases import run_evidence_cases, summarize
 
     data_dir = args.data_dir.resolve()

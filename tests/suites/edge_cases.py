@@ -7,6 +7,9 @@ b. The same failure at scale: 20 claims, all "idk".
 c. A number swap must be a contradiction, not a near-synonym.
 d. A paraphrase must be supported.
 e. A summary sentence implied by several separate facts of the context.
+
+A regression suite (``tests/test_suites.py``, marked slow); the quality benchmark reports
+it too.
 """
 
 from __future__ import annotations
