@@ -70,6 +70,8 @@ def on_files(files, config):
         )
         js = RESULTS_DIR / f"{name}.json"
         files.append(File.generated(config, f"benchmarks/{name}.json", abs_src_path=str(js)))
+    for png in sorted(RESULTS_DIR.glob("*.png")):  # pictures a result page shows
+        files.append(File.generated(config, f"benchmarks/{png.name}", abs_src_path=str(png)))
     png = RESULTS_DIR / "report.png"
     if png.exists():
         files.append(File.generated(config, "assets/report.png", abs_src_path=str(png)))
