@@ -13,8 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from nli_faith.nli.labels import CONTRADICT_IDX, ENTAIL_IDX
-
-from .edge_cases import run_edge_cases
+from tests.suites.edge_cases import run_edge_cases
 
 
 def agreement(onnx_probs: np.ndarray, torch_probs: np.ndarray, threshold: float = 0.5) -> dict:

@@ -172,3 +172,52 @@ def test_cascade_matrix_cache_is_rebuilt_when_the_library_changes(
     monkeypatch.setattr(cd, "_source_sha256", lambda: "another library")
     cd.build_matrices(bundled_scorer, recs, cache)
     assert len(calls) == 2  # a changed library is scored again, not served stale
+
+
+def test_every_module_imports_and_every_benchmark_runs_through_the_harness(tmp_path, capsys):
+    import argparse
+    import importlib
+    import json
+    import pkgutil
+
+    import benchmarks
+    from benchmarks import harness
+
+    for mod in pkgutil.iter_modules(benchmarks.__path__):
+        if mod.name != "__main__":
+            importlib.import_module(f"benchmarks.{mod.name}")
+    assert harness.main(["list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in listed] == list(harness.BENCHMARKS)
+    for name in harness.BENCHMARKS:
+        mod = harness.module_of(name)
+        p = argparse.ArgumentParser()
+        mod.add_arguments(p, name)  # every option parser builds
+        assert callable(mod.run) and mod.TITLE
+    # the runner's envelope and page, with a stand-in benchmark
+    fake = type("M", (), {})()
+    fake.TITLE = "A stand-in"
+    fake.add_arguments = lambda p, name: p.add_argument("--k", type=int, default=2)
+    fake.run = lambda args, bench: harness.Outcome(
+        body="| a |\n|---|\n| 1 |",
+        figures={"k": bench.timed("step", lambda: args.k, repeats=3)},
+    )
+    harness.BENCHMARKS["stand_in"] = "stand_in_module"
+    try:
+        import sys
+
+        sys.modules["stand_in_module"] = fake
+        env = harness.run_benchmark("stand_in", ["--k", "5", "--out-dir", str(tmp_path)])
+    finally:
+        harness.BENCHMARKS.pop("stand_in")
+        sys.modules.pop("stand_in_module", None)
+    saved = json.loads((tmp_path / "stand_in.json").read_text())
+    assert saved == json.loads(json.dumps(env, default=str))
+    assert saved["figures"] == {"k": 5} and saved["timings"]["step"]["repeats"] == 3
+    t = saved["timings"]["step"]
+    assert t["min_s"] <= t["median_s"] <= t["max_s"]
+    assert saved["machine"]["cores"] >= 1 and len(saved["machine"]["load_before"]) == 3
+    assert saved["command"] == "python -m benchmarks run stand_in --k 5 --out-dir " + str(tmp_path)
+    page = (tmp_path / "stand_in.md").read_text()
+    assert page.startswith("# A stand-in\n") and "**Machine:**" in page and "| 1 |" in page
+    assert harness.load_results(tmp_path)[0]["name"] == "stand_in"
