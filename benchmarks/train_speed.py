@@ -6,21 +6,21 @@ training steps (forward, the NLI loss, backward, AdamW) on batches of real pairs
 padded to exactly that length, and reports pairs/s and tokens/s (median of the timed
 steps after one warm-up step).
 
-    python -m benchmarks.train_speed --steps 4 --batch-size 16 --threads 2
+    python -m benchmarks run train_speed --steps 4 --batch-size 16 --threads 2
 
 Run it alone: a second job on the cores makes every figure several times slower.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import platform
 import statistics
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+from .harness import DEFAULT_DATA_DIR, Outcome, table
+
+TITLE = "CPU fine-tuning speed of the bundled model"
 FREEZE = {"none": (False, 0), "embeddings": (True, 0), "embeddings+2 layers": (True, 2)}
 
 
@@ -83,17 +83,16 @@ def time_setting(
         "tokens": length,
         "frozen": freeze_name,
         "step_s": round(step, 3),
+        "step_s_min": round(min(times[1:]), 3),
+        "step_s_max": round(max(times[1:]), 3),
         "pairs_per_s": round(batch_size / step, 2),
         "tokens_per_s": round(batch_size * length / step, 1),
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    import torch
-
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_arguments(ap, name: str) -> None:
     ap.add_argument("--model", default="default")
-    ap.add_argument("--data", default="../shared/data")
+    ap.add_argument("--data", default=str(DEFAULT_DATA_DIR))
     ap.add_argument(
         "--steps", type=int, default=4, help="timed steps per setting (after 1 warm-up)"
     )
@@ -102,8 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lengths", type=int, nargs="+", default=[128, 256, 512])
     ap.add_argument("--dtypes", nargs="+", default=["fp32", "bf16"])
     ap.add_argument("--freeze", nargs="+", default=list(FREEZE), choices=list(FREEZE))
-    ap.add_argument("-o", "--output", default=str(RESULTS / "train_speed.json"))
-    args = ap.parse_args(argv)
+
+
+def run(args, bench) -> Outcome:
+    import torch
+
     if args.threads:
         torch.set_num_threads(args.threads)
     rows = []
@@ -121,17 +123,17 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 print(json.dumps(row), flush=True)
                 rows.append(row)
-    out = {
-        "machine": {
-            "cpu": platform.processor() or platform.machine(),
-            "threads": torch.get_num_threads(),
-        },
-        "options": vars(args),
-        "rows": rows,
-    }
-    Path(args.output).write_text(json.dumps(out, indent=2), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    keys = list(rows[0]) if rows else []
+    best = max(rows, key=lambda r: r["pairs_per_s"]) if rows else None
+    return Outcome(
+        body=f"Torch threads {torch.get_num_threads()}, batch {args.batch_size}, "
+        f"{args.steps} timed steps a setting (median, min and max of the step time).\n\n"
+        + table(keys, [[r[k] for k in keys] for r in rows]),
+        figures={
+            "most pairs/s": best["pairs_per_s"],
+            "with": f"{best['dtype']}, {best['tokens']} tokens, frozen {best['frozen']}",
+        }
+        if best
+        else {},  # fmt: skip
+        data={"rows": rows},
+    )
