@@ -58,6 +58,7 @@ BENCHMARKS = {
     "prefilter": "benchmarks.prefilter_study",
     "guardrail_ab": "benchmarks.guardrail_ab",
     "quality_ab": "benchmarks.quality_ab",
+    "model_ab": "benchmarks.model_ab",
     "train_speed": "benchmarks.train_speed",
     "evidence_cases": "benchmarks.regressions",
     "fuzz": "benchmarks.regressions",

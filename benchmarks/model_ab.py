@@ -1,6 +1,6 @@
 """Two NLI models side by side on the human-labelled faithfulness sets, same records.
 
-    python -m benchmarks.model_ab --before /path/to/old_model --after default --limit 150
+    python -m benchmarks run model_ab --before /path/to/old_model --after default --limit 150
 
 Each set of ``../shared/data/faithfulness`` is sampled the way ``benchmarks.quality
 --limit N`` samples it (seeded); every record is scored with ``FaithfulnessScorer(model)``
@@ -13,15 +13,15 @@ tuned), each with a rough standard error. Per-record scores are cached in
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from .harness import DEFAULT_DATA_DIR, Outcome
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = [
@@ -148,13 +148,13 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m benchmarks.model_ab", description=__doc__.split("\n")[0]
-    )
+TITLE = "Two NLI models side by side on the faithfulness sets"
+
+
+def add_arguments(ap, name: str) -> None:
     ap.add_argument("--before", required=True, help="model (registry name, folder or hub id)")
     ap.add_argument("--after", default="default")
-    ap.add_argument("--data-dir", type=Path, default=REPO / ".." / "shared" / "data")
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--limit", type=int, default=150, help="records per set (seeded sample)")
     ap.add_argument(
@@ -164,14 +164,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "model_ab")
     ap.add_argument(
-        "-o", "--output", type=Path, default=REPO / "benchmarks" / "results" / "model_ab.json"
-    )
-    ap.add_argument(
         "--only", choices=("before", "after"), help="score one model only (fills the cache)"
     )
-    args = ap.parse_args(argv)
+
+
+def run(args, bench) -> Outcome:
     t0 = time.time()
-    result = {"command": "python -m benchmarks.model_ab " + " ".join(sys.argv[1:]), "sets": {}}
+    result = {"sets": {}}
     models = {"before": args.before, "after": args.after}
     result["models"] = {k: {"model": m, "fingerprint": fingerprint(m)} for k, m in models.items()}
     for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
@@ -189,14 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         result["sets"][name] = per
         print(f"{name}: {json.dumps(per)} ({time.time() - t0:.0f} s)", flush=True)
     if args.only:
-        return 0
+        return Outcome(body=f"Only the {args.only} model was scored (its cache is filled).")
     table = render(result)
-    result["seconds"] = round(time.time() - t0, 1)
-    args.output.write_text(json.dumps(result, indent=2), encoding="utf-8")
-    args.output.with_suffix(".md").write_text(table, encoding="utf-8")
-    print(table)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    figures = {f"mean {k}, {w}": round(100 * v, 1) for k, d in result["mean"].items()
+               for w, v in d.items()}  # fmt: skip
+    return Outcome(body=table, figures=figures, data=result)
