@@ -136,6 +136,15 @@ def output_row(line: int | None, raw: Any, result: FaithfulnessResult) -> dict[s
     return output_record(result, record=raw, line=line, question=_question(raw))
 
 
+def scored_row(scorer: Any, line: int | None, raw: Any, result: FaithfulnessResult) -> dict:
+    """:func:`output_row` plus, for a scorer built with calibrated thresholds, the record's
+    ``faithful`` decision (``None`` for a record without a score)."""
+    row = output_row(line, raw, result)
+    if scorer.thresholds is not None:
+        row["faithful"] = scorer.passes(result)
+    return row
+
+
 def _question(raw: Any) -> str | None:
     from nli_faith.judge.cascade import _question as question
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import count, islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -63,6 +63,9 @@ from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
 from nli_faith.text.lexical import overlap_mask
 from nli_faith.text.numerals import number_support_mask, quantity_mismatch
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.scoring.thresholds import Thresholds
 
 logger = logging.getLogger(__name__)
 
@@ -559,9 +562,10 @@ class FaithfulnessScorer:
 
     @classmethod
     def from_thresholds(
-        cls, path: str | Path, model: str | None = None, **options: Any
+        cls, path: str | Path | Thresholds, model: str | None = None, **options: Any
     ) -> FaithfulnessScorer:
-        """A scorer with the thresholds ``nli-faith calibrate`` saved in ``path``.
+        """A scorer with the thresholds ``nli-faith calibrate`` saved in ``path`` (or
+        already loaded).
 
         ``model`` defaults to the one the file was calibrated for; other weights are a
         :class:`~nli_faith.errors.ThresholdsError`. ``options`` are passed on (and win
@@ -575,7 +579,7 @@ class FaithfulnessScorer:
         """
         from nli_faith.scoring.thresholds import Thresholds
 
-        th = Thresholds.load(path)
+        th = path if isinstance(path, Thresholds) else Thresholds.load(path)
         scorer = cls(th.model.model if model is None else model, **{**th.options, **options})
         th.check_model(scorer.nli, source=str(path))
         scorer.thresholds = th

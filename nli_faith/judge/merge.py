@@ -28,7 +28,7 @@ from nli_faith.errors import (
     NliFaithError,
 )
 from nli_faith.judge.prompt import VERDICTS
-from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.results import FaithfulnessResult, result_from_dict
 from nli_faith.scoring.reference import explain_reference, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
 
@@ -52,6 +52,7 @@ def apply_outcomes(
     """``result`` with the judge's outcomes (by claim index) merged in, scores recomputed.
 
     Example:
+        >>> from nli_faith.results import ClaimVerdict
         >>> c = ClaimVerdict("It is red.", 0, 10, "idk", 0.4, 0.1, None)
         >>> r = FaithfulnessResult(1.0, 0.0, 0.4, 1, 0, 0, 1, "...", [c], n_uncertain=1)
         >>> m = apply_outcomes(r, {0: Outcome("no", "It is blue.")})
@@ -108,28 +109,6 @@ def apply_outcomes(
         n_judge_errors=sum(c.judge_error is not None for c in claims),
         **rates,
     )
-
-
-def _known(cls, data: Mapping[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in dataclasses.fields(cls)}
-    return {k: v for k, v in data.items() if k in names}
-
-
-def _evidence(data: Mapping[str, Any] | None) -> Evidence | None:
-    return None if data is None else Evidence(**_known(Evidence, data))
-
-
-def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
-    """A :class:`FaithfulnessResult` from its ``to_dict()`` form (extra keys ignored)."""
-    claims = []
-    for c in data.get("claims") or []:
-        fields = _known(ClaimVerdict, c)
-        fields["evidence"] = _evidence(c.get("evidence"))
-        fields["candidates"] = [_evidence(e) for e in c.get("candidates") or []]
-        claims.append(ClaimVerdict(**fields))
-    fields = _known(FaithfulnessResult, data)
-    fields["claims"] = claims
-    return FaithfulnessResult(**fields)
 
 
 @dataclass(frozen=True)
