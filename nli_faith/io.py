@@ -12,12 +12,12 @@ Parquet row group, so memory does not grow with the file.
 * Output rows (:func:`output_row`) are the CLI's JSON objects: ``line``, ``id`` (when the
   record has one), the :class:`~nli_faith.results.FaithfulnessResult` fields, and
   ``error`` only for a record that failed.
-* Arrow rows (:func:`arrow_row`, :func:`arrow_schema`; Parquet output and Ray) have the
-  same keys with one fixed schema: ``id`` and ``error`` are always present (null when the
-  JSON object has no such key), ``id`` is a string (a non-string id is JSON-encoded:
-  ``7`` -> ``"7"``), and every list or object field (``claims``) is a JSON string of
-  exactly what the JSONL output holds. ``json_row`` turns an Arrow row back into the
-  JSONL object.
+* Arrow rows (:func:`arrow_row`; Parquet output and Ray) have the same keys with one
+  fixed schema (:func:`~nli_faith.rows.arrow_schema`): ``id`` and ``error`` are always
+  present (null when the JSON object has no such key), ``id`` is a string (a non-string
+  id is JSON-encoded: ``7`` -> ``"7"``), and every list or object field (``claims``) is
+  a JSON string of exactly what the JSONL output holds. ``json_row`` turns an Arrow row
+  back into the JSONL object.
 
 Example:
     >>> from nli_faith.results import FaithfulnessResult
@@ -34,15 +34,13 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
-import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from nli_faith.errors import (
     E_BAD_JSON,
@@ -53,14 +51,11 @@ from nli_faith.errors import (
     RecordError,
 )
 from nli_faith.results import FaithfulnessResult
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pyarrow as pa
+from nli_faith.rows import OPTIONAL_KEYS, arrow_schema, json_columns
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Rows per Parquet row group written (bounded memory; readers stream by row group).
 PARQUET_ROW_GROUP = 1024
-_SCALARS = {"float": "float64", "int": "int64", "str": "string", "bool": "bool_"}
 
 
 def is_parquet(path: str | os.PathLike) -> bool:
@@ -151,66 +146,25 @@ def _question(raw: Any) -> str | None:
     return question(raw) if isinstance(raw, dict) else None
 
 
-def _result_columns() -> list[tuple[str, str]]:
-    """(field, Arrow type name) of each ``FaithfulnessResult`` field; lists are JSON text."""
-    hints = typing.get_type_hints(FaithfulnessResult)
-    cols = []
-    for f in dataclasses.fields(FaithfulnessResult):
-        args = [a for a in typing.get_args(hints[f.name]) if a is not type(None)]
-        base = args[0] if args else hints[f.name]
-        cols.append((f.name, _SCALARS.get(getattr(base, "__name__", ""), "json")))
-    return cols
-
-
-def _json_fields() -> tuple[str, ...]:
-    return tuple(name for name, kind in _result_columns() if kind == "json")
-
-
-def arrow_schema() -> pa.Schema:
-    """The fixed schema of :func:`arrow_row` rows (Parquet output, Ray Data)."""
-    import pyarrow as pa
-
-    fields = [
-        pa.field("line", pa.int64()),
-        pa.field("id", pa.string()),
-        pa.field("question", pa.string()),
-        pa.field("faithful", pa.bool_()),  # with --thresholds
-    ]
-    for name, kind in _result_columns():
-        fields.append(pa.field(name, pa.string() if kind == "json" else getattr(pa, kind)()))
-    return pa.schema(fields)
-
-
 def arrow_row(row: dict[str, Any]) -> dict[str, Any]:
     """An :func:`output_row` with the fixed Arrow schema (see the module docstring)."""
     out = dict(row)
     rid = out.get("id")
     out["id"] = rid if rid is None or isinstance(rid, str) else json.dumps(rid)
-    for key in _OPTIONAL_KEYS:
+    for key in OPTIONAL_KEYS:
         out.setdefault(key, None)
-    for name in _json_fields():
+    for name in json_columns():
         out[name] = json.dumps(out.get(name), ensure_ascii=False)
     return out
-
-
-#: Keys the JSON output has only when they apply; null in the fixed Arrow schema otherwise.
-_OPTIONAL_KEYS = (
-    "id",
-    "error",
-    "question",
-    "faithful",
-    "hallucination_rate",
-    "self_knowledge_rate",
-)
 
 
 def json_row(flat: dict[str, Any]) -> dict[str, Any]:
     """An :func:`arrow_row` back as the JSON object (``id`` stays a string)."""
     out = dict(flat)
-    for name in _json_fields():
+    for name in json_columns():
         if isinstance(out.get(name), str):
             out[name] = json.loads(out[name])
-    for key in _OPTIONAL_KEYS:
+    for key in OPTIONAL_KEYS:
         if out.get(key) is None:
             out.pop(key, None)
     return out
