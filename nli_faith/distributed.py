@@ -9,7 +9,7 @@ actor, on a GPU when ``num_gpus`` is set, else on CPUs). Its output rows are the
 ``error`` (``id`` and ``error`` are null where the JSONL object has no such key; a
 non-string ``id`` is JSON-encoded). :func:`read_records` reads a JSONL or Parquet file as
 such a dataset, keeping each record's line (or row) number; ``nli-faith score --engine ray``
-is the two together plus Ray Data's own writers.
+(:mod:`nli_faith.cli.score_ray`) is the two together.
 
 Needs ``pip install "nli-faith[ray]"``; Ray is imported only when used.
 
