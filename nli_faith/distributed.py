@@ -52,6 +52,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
     import ray.data
 
+    from nli_faith.config import ScorerConfig
+
 #: Records per actor call (one ``score_batch``), as the CLI's blocks.
 DEFAULT_BATCH_SIZE = 64
 #: CPUs reserved by a reading or writing task: none, so that actors holding every core
@@ -137,6 +139,7 @@ def score_dataset(
     nli_batch_size: int | None = None,
     thresholds: Thresholds | str | Path | None = None,
     json_rows: bool = False,
+    config: ScorerConfig | None = None,
     **scorer_options: Any,
 ) -> ray.data.Dataset:
     """Score every record of ``ds`` with ``concurrency`` actors; lazy, like any Ray Data op.
@@ -162,6 +165,8 @@ def score_dataset(
         json_rows: output rows ``{"line": n, "json": text}``, ``text`` being exactly the
             JSON object ``nli-faith score`` writes (``id`` keeps its type), instead of the
             fixed Arrow schema.
+        config: a :class:`~nli_faith.config.ScorerConfig` (what ``nli-faith score``'s flags
+            describe): its model, options and thresholds, under ``scorer_options``.
         scorer_options: other keyword options of ``FaithfulnessScorer``
             (``backend="onnx"``, ``dtype=...``, ``prefilter=...``).
 
@@ -174,6 +179,9 @@ def score_dataset(
             E_RAY_ARGS.format(concurrency=concurrency, batch_size=batch_size, num_gpus=num_gpus)
         )
     _ray()
+    if config is not None:
+        model, thresholds = config.model, config.thresholds
+        scorer_options = {**config.options(), **scorer_options}
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.load(thresholds)  # read once, here, not by every actor
     if nli_batch_size is not None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nli_faith.config import GUARDRAIL
 from nli_faith.errors import (
     E_BLOCK_SIZE,
     E_CONTEXT_EMPTY,
@@ -78,12 +79,7 @@ DEFAULT_PREFILTER_TOP_K = 3
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
 #: ``FaithfulnessScorer.guardrail()``: int8 ONNX, lexical pre-filter (2 sentences a claim,
 #: plus number/name anchors and contradiction candidates) and early exit.
-GUARDRAIL_OPTIONS: dict[str, Any] = {
-    "backend": "onnx",
-    "prefilter": "lexical",
-    "prefilter_top_k": 2,
-    "early_exit": True,
-}
+GUARDRAIL_OPTIONS: dict[str, Any] = GUARDRAIL
 #: Claims longer than this share of the model's limit are cut for budgeting.
 _MAX_CLAIM_SHARE = 0.5
 

@@ -523,7 +523,10 @@ def test_policy_and_settings():
     contra = Policy(block_on_contradiction=True)
     assert [contra.decide(r) for r in (half, supported, none)] == ["block", "pass", "pass"]
     assert Policy().decide(half) == "pass"
-    s = ServeSettings(limits=Limits(max_claims=None), policy=strict, scorer_args={"x": 1})
+    from nli_faith.config import ScorerConfig
+
+    scorer = ScorerConfig.guardrail(limits=Limits(max_documents=3), thresholds="t.json")
+    s = ServeSettings(limits=Limits(max_claims=None), policy=strict, scorer=scorer)
     assert ServeSettings.from_json(s.to_json()) == s
     assert is_loopback("::1") and is_loopback("127.0.0.2") and not is_loopback("10.0.0.1")
 

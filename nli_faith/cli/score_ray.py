@@ -16,8 +16,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from nli_faith.cli.options import scorer_options_from_args
+from nli_faith.cli.options import config_from_args
 from nli_faith.cli.outputs import RunOutputs
+from nli_faith.config import ScorerConfig
 from nli_faith.errors import (
     E_INPUT_MISSING,
     E_RAY_ORDER,
@@ -48,9 +49,9 @@ def run_ray(args: argparse.Namespace) -> int:
         if _is_uri(args.output) and (args.report or args.escalate):
             raise ValueError(E_RAY_URI_OUTPUT.format(path=args.output))
         ray = distributed._ray()
-        model, options = scorer_options_from_args(args)
-        options["nli_batch_size"] = options.pop("batch_size")
-        thresholds = None if args.thresholds is None else Thresholds.load(args.thresholds)
+        config = config_from_args(args)
+        if config.thresholds is not None:  # read once, here: a bad file is told at once
+            Thresholds.load(config.thresholds)
     except (ValueError, MissingDependencyError, NliFaithError) as err:
         print(f"nli-faith score: error: {err}", file=sys.stderr)
         return 2
@@ -60,7 +61,7 @@ def run_ray(args: argparse.Namespace) -> int:
         ray.init(address=args.ray_address, log_to_driver=False, logging_level=logging.WARNING)
     if _is_uri(args.output):
         try:
-            return _to_directory(args, ray, model, options, thresholds)
+            return _to_directory(args, ray, config)
         finally:
             if started_here:
                 ray.shutdown()
@@ -68,14 +69,12 @@ def run_ray(args: argparse.Namespace) -> int:
     try:
         scored = distributed.score_dataset(
             distributed.read_records(args.input),
-            model=model,
+            config=config,
             num_gpus=args.num_gpus,
             concurrency=args.concurrency,
             batch_size=args.ray_batch_size or distributed.DEFAULT_BATCH_SIZE,
             json_column=None if is_parquet(args.input) else distributed.JSON_COLUMN,
-            thresholds=thresholds,
             json_rows=True,
-            **options,
         )
         inputs = _Inputs(args.input) if args.report else None
         for row in _rows_in_order(scored):
@@ -94,7 +93,7 @@ def _is_uri(path: str) -> bool:
     return "://" in path
 
 
-def _to_directory(args, ray, model: str, options: dict, thresholds) -> int:
+def _to_directory(args: argparse.Namespace, ray: Any, config: ScorerConfig) -> int:
     """OUTPUT on a remote file system (``s3://...``): a directory of files written by Ray
     Data's sinks (:func:`nli_faith.distributed.write_output`); the summary from its rows."""
     from nli_faith import distributed
@@ -103,13 +102,11 @@ def _to_directory(args, ray, model: str, options: dict, thresholds) -> int:
 
     scored = distributed.score_dataset(
         distributed.read_records(args.input),
-        model=model,
+        config=config,
         num_gpus=args.num_gpus,
         concurrency=args.concurrency,
         batch_size=args.ray_batch_size or distributed.DEFAULT_BATCH_SIZE,
         json_column=None if is_parquet(args.input) else distributed.JSON_COLUMN,
-        thresholds=thresholds,
-        **options,
     )
     distributed.write_output(scored, args.output)
     if is_parquet(args.output):

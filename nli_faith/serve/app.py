@@ -11,7 +11,8 @@ requests finish) the batcher finishes what is queued before the process exits.
 
 Example:
     >>> from fastapi.testclient import TestClient
-    >>> app = create_app(ServeSettings(scorer_args={"guardrail": True}))
+    >>> from nli_faith.config import ScorerConfig
+    >>> app = create_app(ServeSettings(scorer=ScorerConfig.guardrail()))
     >>> with TestClient(app) as client:
     ...     _ = app.state.service.batcher.wait_ready(timeout=120)
     ...     reply = client.post("/v1/score", json={"response": "It lasts 24 months.",
@@ -113,23 +114,8 @@ def require_key(request: Request, service: ServiceDep) -> None:
 
 
 def default_scorer_factory(settings: ServeSettings) -> Callable[[], Any]:
-    """Build the scorer the ``scorer_args`` (the CLI's scorer flags) describe."""
-
-    def build() -> Any:
-        import argparse
-
-        from nli_faith.cli.options import add_scorer_options, scorer_from_args
-
-        parser = argparse.ArgumentParser()
-        add_scorer_options(parser)
-        args = parser.parse_args([])
-        for key, value in settings.scorer_args.items():
-            setattr(args, key, value)
-        for key, value in asdict(settings.limits).items():  # the service's limits
-            setattr(args, key, value or 0)
-        return scorer_from_args(args)
-
-    return build
+    """Build the scorer of ``settings.scorer`` (with the service's limits)."""
+    return settings.scorer_config().build
 
 
 def create_app(
@@ -139,7 +125,7 @@ def create_app(
     keys: ApiKeys | None = None,
     on_load_failure: Callable[[str], None] | None = None,
 ) -> FastAPI:
-    """The application. ``scorer_factory`` (default: from ``settings.scorer_args``) runs in
+    """The application. ``scorer_factory`` (default: from ``settings.scorer``) runs in
     the model thread; ``keys`` default to :meth:`ApiKeys.load` of the settings' key file
     and ``NLI_FAITH_API_KEYS``; ``on_load_failure`` is called if the model cannot load."""
     metrics = Metrics()
@@ -233,6 +219,7 @@ def create_app(
         if scored.result.error is not None:  # a limit the scorer checks (claims)
             raise ServeError(422, scored.message or scored.result.error, field="response")
         out = output_record(scored.result, record=raw, question=rec.question)
+        _gate(out, service, scored.result)
         out["decision"] = settings.policy.decide(scored.result)
         out["time_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return JSONReply(out)
@@ -277,6 +264,7 @@ def create_app(
         items = []
         for k, (raw, s, q) in enumerate(zip(raws, results, questions)):
             item = {"index": k, **output_record(s.result, record=raw, question=q)}
+            _gate(item, service, s.result)
             if s.internal:
                 item["error"] = E_SERVE_INTERNAL.format(request_id=_rid(request))
             item["decision"] = settings.policy.decide(s.result)
@@ -383,6 +371,13 @@ async def _score(service: Service, settings: ServeSettings, records: list) -> li
         ) from None
     except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
         raise ServeError(504, E_SERVE_TIMEOUT.format(timeout=settings.request_timeout_s)) from None
+
+
+def _gate(row: dict[str, Any], service: Service, result: Any) -> None:
+    """With calibrated thresholds, the record's ``faithful`` decision (as the CLI gives it)."""
+    scorer = service.batcher.scorer
+    if getattr(scorer, "thresholds", None) is not None:
+        row["faithful"] = scorer.passes(result)
 
 
 def _rid(request: Request) -> str:
