@@ -41,9 +41,11 @@ from nli_faith.io import (
     PARQUET_ROW_GROUP,
     arrow_row,
     arrow_schema,
+    byte_chunks,
     is_parquet,
     json_line,
     json_row,
+    jsonl_lines,
     scored_row,
 )
 from nli_faith.scoring.thresholds import Thresholds
@@ -256,25 +258,12 @@ def _jsonl_blocks(f, block: int = PARQUET_ROW_GROUP) -> Iterator[pa.Table]:
 
     lines: list[int] = []
     texts: list[str] = []
-    carry = b""
-    lineno = 0
-    while True:
-        data = f.read(1 << 20)
-        if not data:
-            break
-        parts = (carry + data).split(b"\n")
-        carry = parts.pop()
-        for part in parts:
-            lineno += 1
-            if part.strip():
-                lines.append(lineno)
-                texts.append(part.decode("utf-8", errors="replace"))
+    for lineno, text in jsonl_lines(byte_chunks(f)):  # numbered as the local engine does
+        lines.append(lineno)
+        texts.append(text)
         if len(lines) >= block:
             yield pa.table({"line": lines, JSON_COLUMN: texts})
             lines, texts = [], []
-    if carry.strip():
-        lines.append(lineno + 1)
-        texts.append(carry.decode("utf-8", errors="replace"))
     if lines:
         yield pa.table({"line": lines, JSON_COLUMN: texts})
 

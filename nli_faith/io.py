@@ -34,10 +34,11 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -79,9 +80,9 @@ def read_records(path: str, *, after_line: int = 0) -> Iterator[InputRecord]:
     if is_parquet(path):
         yield from _read_parquet(path, after_line)
     elif path == "-":
-        yield from _read_jsonl(sys.stdin, after_line)
+        yield from _read_jsonl(sys.stdin.buffer, after_line)
     else:
-        with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not JSON
+        with open(path, "rb") as fh:
             yield from _read_jsonl(fh, after_line)
 
 
@@ -94,10 +95,50 @@ def count_records(path: str) -> int | None:
     return pq.ParquetFile(path).metadata.num_rows
 
 
-def _read_jsonl(fh: IO[str], after_line: int) -> Iterator[InputRecord]:
-    for lineno, line in enumerate(fh, start=1):
-        if lineno <= after_line or not line.strip():
-            continue
+#: Bytes read at a time from a JSONL file.
+READ_SIZE = 1 << 20
+
+
+def byte_chunks(fh: IO[bytes], size: int = READ_SIZE) -> Iterator[bytes]:
+    """A binary file's bytes, at most ``size`` at a time: what is there (``read1``), so
+    that a pipe's lines are scored as they come rather than a megabyte at a time."""
+    read = getattr(fh, "read1", fh.read)
+    return iter(lambda: read(size), b"")
+
+
+def jsonl_lines(chunks: Iterable[bytes], *, after_line: int = 0) -> Iterator[tuple[int, str]]:
+    r"""(line number, text) of each non-blank line of JSONL bytes: the one line numbering
+    of every reader (``score`` either engine, ``report``, ``merge``, ``judge``,
+    ``calibrate``).
+
+    Lines end at ``\n`` only (a ``\r`` is JSON whitespace), are numbered from 1, blank
+    ones counted but not yielded, nor those up to ``after_line``; a UTF-8 byte-order mark
+    is dropped and bytes that are not UTF-8 are replaced (U+FFFD).
+
+    Example:
+        >>> list(jsonl_lines([b'\xef\xbb\xbf{"a": 1}\n\n{"a"', b': 2}\r\n[3]']))
+        [(1, '{"a": 1}'), (3, '{"a": 2}\r'), (4, '[3]')]
+    """
+    carry, lineno = b"", 0
+    for data in chunks:
+        parts = (carry + data).split(b"\n")
+        carry = parts.pop()
+        for part in parts:
+            lineno += 1
+            if lineno > after_line and part.strip():
+                yield lineno, _decode(part, lineno)
+    if carry.strip() and lineno + 1 > after_line:
+        yield lineno + 1, _decode(carry, lineno + 1)
+
+
+def _decode(part: bytes, lineno: int) -> str:
+    if lineno == 1 and part.startswith(codecs.BOM_UTF8):
+        part = part[len(codecs.BOM_UTF8) :]
+    return part.decode("utf-8", errors="replace")
+
+
+def _read_jsonl(fh: IO[bytes], after_line: int) -> Iterator[InputRecord]:
+    for lineno, line in jsonl_lines(byte_chunks(fh), after_line=after_line):
         try:
             yield InputRecord(lineno, json.loads(line))
         except json.JSONDecodeError as err:

@@ -129,9 +129,23 @@ def read_judged(lines: Iterable[str], *, path: str = "judged") -> tuple[list[Jud
     A line needs ``line`` and ``claim_index`` (integers) and either ``verdict``
     (``yes`` / ``no`` / ``idk``) or ``judge_error`` (a string: the judge failed).
     """
+    return _read_judged(enumerate(lines, start=1), path=path)
+
+
+def read_judged_file(path: str | Path) -> tuple[list[Judged], list[str]]:
+    """:func:`read_judged` of a file, its lines numbered as every nli-faith reader does."""
+    from nli_faith.io import byte_chunks, jsonl_lines
+
+    with open(path, "rb") as fh:
+        return _read_judged(jsonl_lines(byte_chunks(fh)), path=str(path))
+
+
+def _read_judged(
+    numbered: Iterable[tuple[int, str]], *, path: str
+) -> tuple[list[Judged], list[str]]:
     good: list[Judged] = []
     errors: list[str] = []
-    for lineno, text in enumerate(lines, start=1):
+    for lineno, text in numbered:
         if not text.strip():
             continue
         try:
@@ -293,11 +307,11 @@ def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """Every non-blank line of a JSONL file made by nli-faith (``MergeError`` on bad JSON)."""
+    from nli_faith.io import byte_chunks, jsonl_lines
+
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
+    with open(path, "rb") as fh:
+        for lineno, text in jsonl_lines(byte_chunks(fh)):
             try:
                 out.append(json.loads(text))
             except json.JSONDecodeError as err:
