@@ -23,18 +23,12 @@ import dataclasses
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.scorer import FaithfulnessScorer
 
-#: The ``guardrail`` preset: CPU latency (int8 ONNX, lexical pre-filter, early exit).
-GUARDRAIL: dict[str, Any] = {
-    "backend": "onnx",
-    "prefilter": "lexical",
-    "prefilter_top_k": 2,
-    "early_exit": True,
-}
 #: Fields left out of the scorer's keyword options when ``None`` (the scorer's default).
 _DEFAULTED = ("entail_threshold", "contradict_threshold", "band_high", "band_low")
 

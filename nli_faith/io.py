@@ -51,6 +51,7 @@ from nli_faith.errors import (
     E_RESUME_STDOUT,
     RecordError,
 )
+from nli_faith.records import question_of
 from nli_faith.results import FaithfulnessResult
 from nli_faith.rows import OPTIONAL_KEYS, arrow_schema, json_columns
 
@@ -169,7 +170,8 @@ def output_row(line: int | None, raw: Any, result: FaithfulnessResult) -> dict[s
     """The CLI's output object for one record: ``line``, ``id`` if any, the result."""
     from nli_faith.results import output_record
 
-    return output_record(result, record=raw, line=line, question=_question(raw))
+    question = question_of(raw) if isinstance(raw, dict) else None
+    return output_record(result, record=raw, line=line, question=question)
 
 
 def scored_row(scorer: Any, line: int | None, raw: Any, result: FaithfulnessResult) -> dict:
@@ -179,12 +181,6 @@ def scored_row(scorer: Any, line: int | None, raw: Any, result: FaithfulnessResu
     if scorer.thresholds is not None:
         row["faithful"] = scorer.passes(result)
     return row
-
-
-def _question(raw: Any) -> str | None:
-    from nli_faith.judge.cascade import _question as question
-
-    return question(raw) if isinstance(raw, dict) else None
 
 
 def arrow_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nli_faith.config import GUARDRAIL
 from nli_faith.errors import (
     E_BLOCK_SIZE,
     E_CONTEXT_EMPTY,
@@ -26,6 +25,7 @@ from nli_faith.errors import (
     E_PREFILTER_TOP_K_ALONE,
     RecordError,
 )
+from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult, Span
 from nli_faith.scoring.bands import (
