@@ -9,7 +9,7 @@ actor, on a GPU when ``num_gpus`` is set, else on CPUs). Its output rows are the
 ``error`` (``id`` and ``error`` are null where the JSONL object has no such key; a
 non-string ``id`` is JSON-encoded). :func:`read_records` reads a JSONL or Parquet file as
 such a dataset, keeping each record's line (or row) number; ``nli-faith score --engine ray``
-is the two together plus Ray Data's own writers.
+(:mod:`nli_faith.cli.score_ray`) is the two together.
 
 Needs ``pip install "nli-faith[ray]"``; Ray is imported only when used.
 
@@ -26,9 +26,8 @@ Example (on a cluster: ``ray.init(address="auto")``):
 from __future__ import annotations
 
 import json
-import logging
-import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nli_faith.errors import (
@@ -42,15 +41,20 @@ from nli_faith.io import (
     PARQUET_ROW_GROUP,
     arrow_row,
     arrow_schema,
+    byte_chunks,
     is_parquet,
     json_line,
     json_row,
-    output_row,
+    jsonl_lines,
+    scored_row,
 )
+from nli_faith.scoring.thresholds import Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
     import ray.data
+
+    from nli_faith.config import ScorerConfig
 
 #: Records per actor call (one ``score_batch``), as the CLI's blocks.
 DEFAULT_BATCH_SIZE = 64
@@ -73,12 +77,23 @@ def _ray():
 class _Scorer:
     """Ray Data UDF: one scorer per actor, one ``score_batch`` per batch of rows."""
 
-    def __init__(self, model: str, options: dict[str, Any], json_column: str | None) -> None:
+    def __init__(
+        self,
+        model: str,
+        options: dict[str, Any],
+        json_column: str | None,
+        thresholds: Thresholds | None = None,
+        json_rows: bool = False,
+    ) -> None:
         from nli_faith.scorer import FaithfulnessScorer
 
-        self.scorer = FaithfulnessScorer(model, **options)
+        if thresholds is not None:
+            self.scorer = FaithfulnessScorer.from_thresholds(thresholds, model, **options)
+        else:
+            self.scorer = FaithfulnessScorer(model, **options)
         self.json_column = json_column
-        self.schema = arrow_schema()
+        self.json_rows = json_rows
+        self.schema = JSON_ROWS_SCHEMA() if json_rows else arrow_schema()
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
@@ -91,9 +106,20 @@ class _Scorer:
             records = rows
         results = self.scorer.score_batch(records, labels=[f"line {n}" for n in lines])
         out = [
-            arrow_row(output_row(line, rec, res)) for line, rec, res in zip(lines, records, results)
+            scored_row(self.scorer, line, rec, res)
+            for line, rec, res in zip(lines, records, results)
         ]
-        return pa.Table.from_pylist(out, schema=self.schema)
+        if self.json_rows:  # ASCII JSON: a lone surrogate is not valid UTF-8 for Arrow
+            table = {"line": lines, JSON_COLUMN: [json.dumps(r) for r in out]}
+            return pa.table(table, schema=self.schema)
+        return pa.Table.from_pylist([arrow_row(r) for r in out], schema=self.schema)
+
+
+def JSON_ROWS_SCHEMA() -> pa.Schema:  # noqa: N802 - a constant, built when pyarrow is there
+    """Rows of ``score_dataset(..., json_rows=True)``: the line and the output object as JSON."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field("line", pa.int64()), pa.field(JSON_COLUMN, pa.string())])
 
 
 def _parse_json(text: Any) -> Any:
@@ -113,6 +139,9 @@ def score_dataset(
     num_cpus: float | None = None,
     json_column: str | None = None,
     nli_batch_size: int | None = None,
+    thresholds: Thresholds | str | Path | None = None,
+    json_rows: bool = False,
+    config: ScorerConfig | None = None,
     **scorer_options: Any,
 ) -> ray.data.Dataset:
     """Score every record of ``ds`` with ``concurrency`` actors; lazy, like any Ray Data op.
@@ -131,6 +160,15 @@ def score_dataset(
             JSON gets the CLI's ``error`` instead of failing the job.
         nli_batch_size: the scorer's ``batch_size`` (NLI pairs per forward pass), which
             ``batch_size`` here does not set.
+        thresholds: thresholds saved by ``nli-faith calibrate`` (a file, read here, or a
+            loaded :class:`~nli_faith.scoring.thresholds.Thresholds`): the scorer is built
+            with :meth:`~nli_faith.scorer.FaithfulnessScorer.from_thresholds` and each row
+            gets its ``faithful`` decision, as ``nli-faith score --thresholds`` gives.
+        json_rows: output rows ``{"line": n, "json": text}``, ``text`` being exactly the
+            JSON object ``nli-faith score`` writes (``id`` keeps its type), instead of the
+            fixed Arrow schema.
+        config: a :class:`~nli_faith.config.ScorerConfig` (what ``nli-faith score``'s flags
+            describe): its model, options and thresholds, under ``scorer_options``.
         scorer_options: other keyword options of ``FaithfulnessScorer``
             (``backend="onnx"``, ``dtype=...``, ``prefilter=...``).
 
@@ -143,6 +181,11 @@ def score_dataset(
             E_RAY_ARGS.format(concurrency=concurrency, batch_size=batch_size, num_gpus=num_gpus)
         )
     _ray()
+    if config is not None:
+        model, thresholds = config.model, config.thresholds
+        scorer_options = {**config.options(), **scorer_options}
+    if thresholds is not None and not isinstance(thresholds, Thresholds):
+        thresholds = Thresholds.load(thresholds)  # read once, here, not by every actor
     if nli_batch_size is not None:
         scorer_options = {**scorer_options, "batch_size": nli_batch_size}
     if num_gpus and scorer_options.get("device") is None:
@@ -153,6 +196,8 @@ def score_dataset(
             "model": model,
             "options": scorer_options,
             "json_column": json_column,
+            "thresholds": thresholds,
+            "json_rows": json_rows,
         },
         batch_size=batch_size,
         batch_format="pyarrow",
@@ -213,25 +258,12 @@ def _jsonl_blocks(f, block: int = PARQUET_ROW_GROUP) -> Iterator[pa.Table]:
 
     lines: list[int] = []
     texts: list[str] = []
-    carry = b""
-    lineno = 0
-    while True:
-        data = f.read(1 << 20)
-        if not data:
-            break
-        parts = (carry + data).split(b"\n")
-        carry = parts.pop()
-        for part in parts:
-            lineno += 1
-            if part.strip():
-                lines.append(lineno)
-                texts.append(part.decode("utf-8", errors="replace"))
+    for lineno, text in jsonl_lines(byte_chunks(f)):  # numbered as the local engine does
+        lines.append(lineno)
+        texts.append(text)
         if len(lines) >= block:
             yield pa.table({"line": lines, JSON_COLUMN: texts})
             lines, texts = [], []
-    if carry.strip():
-        lines.append(lineno + 1)
-        texts.append(carry.decode("utf-8", errors="replace"))
     if lines:
         yield pa.table({"line": lines, JSON_COLUMN: texts})
 
@@ -278,85 +310,3 @@ def write_output(ds: ray.data.Dataset, path: str) -> None:
         ds.write_parquet(path, ray_remote_args=io)
     else:
         ds.write_datasink(_jsonl_sink(path), ray_remote_args=io)
-
-
-# -- command line ---------------------------------------------------------------------------
-
-
-def run_cli(args) -> int:
-    """``nli-faith score --engine ray``: read, score and write with Ray Data."""
-    from nli_faith.cli.options import scorer_options_from_args
-    from nli_faith.errors import E_RAY_STDIO
-
-    try:
-        if args.input == "-" or args.output == "-":
-            raise ValueError(E_RAY_STDIO)
-        ray = _ray()
-        model, options = scorer_options_from_args(args)
-        options["nli_batch_size"] = options.pop("batch_size")
-    except (ValueError, MissingDependencyError) as err:
-        print(f"nli-faith score: error: {err}", file=sys.stderr)
-        return 2
-    _quiet_ray(args)
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(address=args.ray_address, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        ds = read_records(args.input)
-        out = score_dataset(
-            ds,
-            model=model,
-            num_gpus=args.num_gpus,
-            concurrency=args.concurrency,
-            batch_size=args.ray_batch_size or DEFAULT_BATCH_SIZE,
-            json_column=None if is_parquet(args.input) else JSON_COLUMN,
-            **options,
-        )
-        write_output(out, args.output)
-        summary = _summary(ray, args.output)
-    finally:
-        if started_here:
-            ray.shutdown()
-    if not args.quiet:
-        print(summary.render(), file=sys.stderr)
-        print(f"wrote a directory of files: {args.output}", file=sys.stderr)
-    return 1 if summary.failed else 0
-
-
-def _quiet_ray(args) -> None:
-    """Ray Data's progress bars only on a terminal, and its INFO logs only with -v."""
-    from ray.data import DataContext
-
-    DataContext.get_current().enable_progress_bars = not args.no_progress and sys.stderr.isatty()
-    if not getattr(args, "verbose", False):
-        logging.getLogger("ray").setLevel(logging.WARNING)
-
-
-def _summary(ray, path: str):
-    """The CLI's summary table, from the written output (read back by column)."""
-    from nli_faith.cli.score import RunningSummary
-    from nli_faith.results import FaithfulnessResult
-
-    if is_parquet(path):
-        ds = ray.data.read_parquet(path, columns=list(_SUMMARY_COLUMNS))
-    else:  # files differ in their keys ("error" only where a record failed): parse by line
-        ds = ray.data.read_text(path).map_batches(_summary_columns, batch_format="pyarrow")
-    summary = RunningSummary()
-    for batch in ds.iter_batches(batch_format="pyarrow"):
-        for row in batch.to_pylist():
-            summary.add(FaithfulnessResult(reason="", claims=[], **row))
-    return summary
-
-
-_SUMMARY_COLUMNS = ("lenient", "strict", "soft", "n_claims", "n_yes", "n_no", "n_idk", "error")
-
-
-def _summary_columns(batch: pa.Table) -> pa.Table:
-    """JSONL output lines (a ``text`` column) -> the columns the summary adds up."""
-    import pyarrow as pa
-
-    schema = arrow_schema()
-    rows = [json.loads(t) for t in batch.column("text").to_pylist()]
-    return pa.table(
-        {c: pa.array([r.get(c) for r in rows], type=schema.field(c).type) for c in _SUMMARY_COLUMNS}
-    )

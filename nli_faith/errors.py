@@ -270,9 +270,18 @@ E_RAY_ARGS = (
     "score_dataset needs concurrency >= 1, batch_size >= 1 and num_gpus >= 0; got "
     "concurrency={concurrency!r}, batch_size={batch_size!r}, num_gpus={num_gpus!r}."
 )
-E_RAY_STDIO = (
-    "--engine ray reads and writes files (OUTPUT becomes a directory), not standard input "
-    "or output ('-')."
+E_RAY_STDIO = "--engine ray reads and writes files, not standard input or output ('-')."
+E_RAY_RESUME = (
+    "--engine ray cannot resume an interrupted run; score again without --resume, or "
+    "resume with the local engine."
+)
+E_RAY_URI_OUTPUT = (
+    "--engine ray writes {path} (a remote file system) as a directory of files and cannot "
+    "add --report or --escalate to it; write to a local file for those."
+)
+E_RAY_ORDER = (
+    "Ray Data returned line {line} after line {previous}: the rows are out of order, so "
+    "the report cannot be matched with its input records."
 )
 
 # Judge merge (review fixes).

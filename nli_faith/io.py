@@ -12,12 +12,12 @@ Parquet row group, so memory does not grow with the file.
 * Output rows (:func:`output_row`) are the CLI's JSON objects: ``line``, ``id`` (when the
   record has one), the :class:`~nli_faith.results.FaithfulnessResult` fields, and
   ``error`` only for a record that failed.
-* Arrow rows (:func:`arrow_row`, :func:`arrow_schema`; Parquet output and Ray) have the
-  same keys with one fixed schema: ``id`` and ``error`` are always present (null when the
-  JSON object has no such key), ``id`` is a string (a non-string id is JSON-encoded:
-  ``7`` -> ``"7"``), and every list or object field (``claims``) is a JSON string of
-  exactly what the JSONL output holds. ``json_row`` turns an Arrow row back into the
-  JSONL object.
+* Arrow rows (:func:`arrow_row`; Parquet output and Ray) have the same keys with one
+  fixed schema (:func:`~nli_faith.rows.arrow_schema`): ``id`` and ``error`` are always
+  present (null when the JSON object has no such key), ``id`` is a string (a non-string
+  id is JSON-encoded: ``7`` -> ``"7"``), and every list or object field (``claims``) is
+  a JSON string of exactly what the JSONL output holds. ``json_row`` turns an Arrow row
+  back into the JSONL object.
 
 Example:
     >>> from nli_faith.results import FaithfulnessResult
@@ -34,15 +34,14 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
+import codecs
 import json
 import os
 import sys
-import typing
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from nli_faith.errors import (
     E_BAD_JSON,
@@ -52,15 +51,13 @@ from nli_faith.errors import (
     E_RESUME_STDOUT,
     RecordError,
 )
+from nli_faith.records import question_of
 from nli_faith.results import FaithfulnessResult
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pyarrow as pa
+from nli_faith.rows import OPTIONAL_KEYS, arrow_schema, json_columns
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Rows per Parquet row group written (bounded memory; readers stream by row group).
 PARQUET_ROW_GROUP = 1024
-_SCALARS = {"float": "float64", "int": "int64", "str": "string", "bool": "bool_"}
 
 
 def is_parquet(path: str | os.PathLike) -> bool:
@@ -84,9 +81,9 @@ def read_records(path: str, *, after_line: int = 0) -> Iterator[InputRecord]:
     if is_parquet(path):
         yield from _read_parquet(path, after_line)
     elif path == "-":
-        yield from _read_jsonl(sys.stdin, after_line)
+        yield from _read_jsonl(sys.stdin.buffer, after_line)
     else:
-        with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not JSON
+        with open(path, "rb") as fh:
             yield from _read_jsonl(fh, after_line)
 
 
@@ -99,10 +96,50 @@ def count_records(path: str) -> int | None:
     return pq.ParquetFile(path).metadata.num_rows
 
 
-def _read_jsonl(fh: IO[str], after_line: int) -> Iterator[InputRecord]:
-    for lineno, line in enumerate(fh, start=1):
-        if lineno <= after_line or not line.strip():
-            continue
+#: Bytes read at a time from a JSONL file.
+READ_SIZE = 1 << 20
+
+
+def byte_chunks(fh: IO[bytes], size: int = READ_SIZE) -> Iterator[bytes]:
+    """A binary file's bytes, at most ``size`` at a time: what is there (``read1``), so
+    that a pipe's lines are scored as they come rather than a megabyte at a time."""
+    read = getattr(fh, "read1", fh.read)
+    return iter(lambda: read(size), b"")
+
+
+def jsonl_lines(chunks: Iterable[bytes], *, after_line: int = 0) -> Iterator[tuple[int, str]]:
+    r"""(line number, text) of each non-blank line of JSONL bytes: the one line numbering
+    of every reader (``score`` either engine, ``report``, ``merge``, ``judge``,
+    ``calibrate``).
+
+    Lines end at ``\n`` only (a ``\r`` is JSON whitespace), are numbered from 1, blank
+    ones counted but not yielded, nor those up to ``after_line``; a UTF-8 byte-order mark
+    is dropped and bytes that are not UTF-8 are replaced (U+FFFD).
+
+    Example:
+        >>> list(jsonl_lines([b'\xef\xbb\xbf{"a": 1}\n\n{"a"', b': 2}\r\n[3]']))
+        [(1, '{"a": 1}'), (3, '{"a": 2}\r'), (4, '[3]')]
+    """
+    carry, lineno = b"", 0
+    for data in chunks:
+        parts = (carry + data).split(b"\n")
+        carry = parts.pop()
+        for part in parts:
+            lineno += 1
+            if lineno > after_line and part.strip():
+                yield lineno, _decode(part, lineno)
+    if carry.strip() and lineno + 1 > after_line:
+        yield lineno + 1, _decode(carry, lineno + 1)
+
+
+def _decode(part: bytes, lineno: int) -> str:
+    if lineno == 1 and part.startswith(codecs.BOM_UTF8):
+        part = part[len(codecs.BOM_UTF8) :]
+    return part.decode("utf-8", errors="replace")
+
+
+def _read_jsonl(fh: IO[bytes], after_line: int) -> Iterator[InputRecord]:
+    for lineno, line in jsonl_lines(byte_chunks(fh), after_line=after_line):
         try:
             yield InputRecord(lineno, json.loads(line))
         except json.JSONDecodeError as err:
@@ -133,43 +170,17 @@ def output_row(line: int | None, raw: Any, result: FaithfulnessResult) -> dict[s
     """The CLI's output object for one record: ``line``, ``id`` if any, the result."""
     from nli_faith.results import output_record
 
-    return output_record(result, record=raw, line=line, question=_question(raw))
+    question = question_of(raw) if isinstance(raw, dict) else None
+    return output_record(result, record=raw, line=line, question=question)
 
 
-def _question(raw: Any) -> str | None:
-    from nli_faith.judge.cascade import _question as question
-
-    return question(raw) if isinstance(raw, dict) else None
-
-
-def _result_columns() -> list[tuple[str, str]]:
-    """(field, Arrow type name) of each ``FaithfulnessResult`` field; lists are JSON text."""
-    hints = typing.get_type_hints(FaithfulnessResult)
-    cols = []
-    for f in dataclasses.fields(FaithfulnessResult):
-        args = [a for a in typing.get_args(hints[f.name]) if a is not type(None)]
-        base = args[0] if args else hints[f.name]
-        cols.append((f.name, _SCALARS.get(getattr(base, "__name__", ""), "json")))
-    return cols
-
-
-def _json_fields() -> tuple[str, ...]:
-    return tuple(name for name, kind in _result_columns() if kind == "json")
-
-
-def arrow_schema() -> pa.Schema:
-    """The fixed schema of :func:`arrow_row` rows (Parquet output, Ray Data)."""
-    import pyarrow as pa
-
-    fields = [
-        pa.field("line", pa.int64()),
-        pa.field("id", pa.string()),
-        pa.field("question", pa.string()),
-        pa.field("faithful", pa.bool_()),  # with --thresholds
-    ]
-    for name, kind in _result_columns():
-        fields.append(pa.field(name, pa.string() if kind == "json" else getattr(pa, kind)()))
-    return pa.schema(fields)
+def scored_row(scorer: Any, line: int | None, raw: Any, result: FaithfulnessResult) -> dict:
+    """:func:`output_row` plus, for a scorer built with calibrated thresholds, the record's
+    ``faithful`` decision (``None`` for a record without a score)."""
+    row = output_row(line, raw, result)
+    if scorer.thresholds is not None:
+        row["faithful"] = scorer.passes(result)
+    return row
 
 
 def arrow_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -177,31 +188,20 @@ def arrow_row(row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     rid = out.get("id")
     out["id"] = rid if rid is None or isinstance(rid, str) else json.dumps(rid)
-    for key in _OPTIONAL_KEYS:
+    for key in OPTIONAL_KEYS:
         out.setdefault(key, None)
-    for name in _json_fields():
+    for name in json_columns():
         out[name] = json.dumps(out.get(name), ensure_ascii=False)
     return out
-
-
-#: Keys the JSON output has only when they apply; null in the fixed Arrow schema otherwise.
-_OPTIONAL_KEYS = (
-    "id",
-    "error",
-    "question",
-    "faithful",
-    "hallucination_rate",
-    "self_knowledge_rate",
-)
 
 
 def json_row(flat: dict[str, Any]) -> dict[str, Any]:
     """An :func:`arrow_row` back as the JSON object (``id`` stays a string)."""
     out = dict(flat)
-    for name in _json_fields():
+    for name in json_columns():
         if isinstance(out.get(name), str):
             out[name] = json.loads(out[name])
-    for key in _OPTIONAL_KEYS:
+    for key in OPTIONAL_KEYS:
         if out.get(key) is None:
             out.pop(key, None)
     return out

@@ -17,6 +17,7 @@ from nli_faith.errors import (
     E_NOT_OBJECT,
     E_RESPONSE_MISSING,
     E_RESPONSE_TYPE,
+    NliFaithError,
     RecordError,
 )
 
@@ -189,3 +190,12 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
         if reference is not None:  # a reference answer is held to the response's limit
             limits.check(replace(out, response=reference), response_field=ref_field)
     return out
+
+
+def question_of(rec: Any) -> str | None:
+    """The question of a record (any of :data:`QUESTION_FIELDS`), or ``None`` when it has
+    none or cannot be parsed."""
+    try:
+        return (rec if isinstance(rec, Record) else parse_record(rec)).question
+    except NliFaithError:
+        return None

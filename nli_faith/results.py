@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -137,3 +138,25 @@ def output_record(
         for claim in out["claims"]:
             claim.pop("reference_label")
     return out
+
+
+def _known(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def _evidence(data: Mapping[str, Any] | None) -> Evidence | None:
+    return None if data is None else Evidence(**_known(Evidence, data))
+
+
+def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
+    """A :class:`FaithfulnessResult` from its ``to_dict()`` form (extra keys ignored)."""
+    claims = []
+    for c in data.get("claims") or []:
+        fields = _known(ClaimVerdict, c)
+        fields["evidence"] = _evidence(c.get("evidence"))
+        fields["candidates"] = [_evidence(e) for e in c.get("candidates") or []]
+        claims.append(ClaimVerdict(**fields))
+    fields = _known(FaithfulnessResult, data)
+    fields["claims"] = claims
+    return FaithfulnessResult(**fields)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import count, islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from nli_faith.errors import (
     E_PREFILTER_TOP_K_ALONE,
     RecordError,
 )
+from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult, Span
 from nli_faith.scoring.bands import (
@@ -64,6 +65,9 @@ from nli_faith.text.fit import fit_claims
 from nli_faith.text.lexical import overlap_mask
 from nli_faith.text.numerals import number_support_mask, quantity_mismatch
 
+if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.scoring.thresholds import Thresholds
+
 logger = logging.getLogger(__name__)
 
 #: Default largest chunk, in tokens: long enough for several sentences, short
@@ -75,12 +79,7 @@ DEFAULT_PREFILTER_TOP_K = 3
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
 #: ``FaithfulnessScorer.guardrail()``: int8 ONNX, lexical pre-filter (2 sentences a claim,
 #: plus number/name anchors and contradiction candidates) and early exit.
-GUARDRAIL_OPTIONS: dict[str, Any] = {
-    "backend": "onnx",
-    "prefilter": "lexical",
-    "prefilter_top_k": 2,
-    "early_exit": True,
-}
+GUARDRAIL_OPTIONS: dict[str, Any] = GUARDRAIL
 #: Claims longer than this share of the model's limit are cut for budgeting.
 _MAX_CLAIM_SHARE = 0.5
 
@@ -559,9 +558,10 @@ class FaithfulnessScorer:
 
     @classmethod
     def from_thresholds(
-        cls, path: str | Path, model: str | None = None, **options: Any
+        cls, path: str | Path | Thresholds, model: str | None = None, **options: Any
     ) -> FaithfulnessScorer:
-        """A scorer with the thresholds ``nli-faith calibrate`` saved in ``path``.
+        """A scorer with the thresholds ``nli-faith calibrate`` saved in ``path`` (or
+        already loaded).
 
         ``model`` defaults to the one the file was calibrated for; other weights are a
         :class:`~nli_faith.errors.ThresholdsError`. ``options`` are passed on (and win
@@ -575,7 +575,7 @@ class FaithfulnessScorer:
         """
         from nli_faith.scoring.thresholds import Thresholds
 
-        th = Thresholds.load(path)
+        th = path if isinstance(path, Thresholds) else Thresholds.load(path)
         scorer = cls(th.model.model if model is None else model, **{**th.options, **options})
         th.check_model(scorer.nli, source=str(path))
         scorer.thresholds = th

@@ -38,6 +38,19 @@ def bundled_scorer():
     return FaithfulnessScorer(device="cpu")
 
 
+@pytest.fixture(scope="session")
+def bundled_thresholds(tmp_path_factory, bundled_scorer) -> Path:
+    """A thresholds file for the bundled model, as ``nli-faith calibrate`` saves one:
+    other entailment / contradiction thresholds than the defaults, and a gate on strict."""
+    from nli_faith.scoring.thresholds import Decision, ModelId, Thresholds
+
+    path = tmp_path_factory.mktemp("thresholds") / "thresholds.json"
+    model = ModelId.of("default", bundled_scorer.nli)
+    options = {"entail_threshold": 0.6, "contradict_threshold": 0.6}
+    Thresholds(model, options, Decision("strict", 0.6)).save(path)
+    return path
+
+
 def write_jsonl(path: Path, rows: list) -> Path:
     with path.open("w", encoding="utf-8") as fh:
         for row in rows:

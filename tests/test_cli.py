@@ -129,8 +129,9 @@ def test_guardrail_flag_and_explicit_options_merge(monkeypatch, argv, expected):
     monkeypatch.setattr(scorer, "FaithfulnessScorer", Recorder)
     assert cli.main(["score", "-", *argv]) == 2  # the recorder's error, reported cleanly
     assert {k: seen.get(k) for k in expected} == expected
-    if not argv:
-        assert "prefilter" not in seen and "early_exit" not in seen and "composite" not in seen
+    if not argv:  # the scorer's defaults
+        assert seen.get("prefilter") is None and seen.get("early_exit", False) is False
+        assert seen.get("composite", True) is True
 
 
 def test_help_loads_no_heavy_library():

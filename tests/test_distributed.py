@@ -39,13 +39,12 @@ def cli(*args: str) -> int:
 
 def jsonl_rows(path: Path) -> list[dict]:
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
-    rows = [json.loads(line) for f in files for line in f.read_text().splitlines() if line]
-    return sorted(rows, key=lambda r: r["line"])
+    return [json.loads(line) for f in files for line in f.read_text().splitlines()]
 
 
 def test_cli_ray_engine_same_rows_as_the_local_cli(local_ray, tmp_path):
     """The example file, 300 records of BEGIN (when the data is here), a line that is not
-    JSON and a record of the wrong type: two CPU actors, JSONL out, the local CLI's rows."""
+    JSON and a record of the wrong type: two CPU actors, JSONL out, the local CLI's file."""
     lines = (REPO / "examples" / "answers.jsonl").read_text().splitlines()
     if BEGIN_DEV.exists():
         lines += BEGIN_DEV.read_text().splitlines()[:300]
@@ -57,18 +56,53 @@ def test_cli_ray_engine_same_rows_as_the_local_cli(local_ray, tmp_path):
     opts = ("--backend", "onnx")
     assert cli(str(src), "-o", str(local), *opts) == 1  # two records failed
     assert cli(str(src), "-o", str(out), *opts, "--engine", "ray", "--concurrency", "2") == 1
-    assert out.is_dir()  # Ray Data writes a directory of files
-    want, got = jsonl_rows(local), jsonl_rows(out)
-    for r in want:  # Arrow rows hold the id as a string
-        if "id" in r and not isinstance(r["id"], str):
-            r["id"] = json.dumps(r["id"])
-    assert len(got) == len(want) == len(lines)
-    assert got == want
+    assert out.is_file()  # the file the local engine writes, in input order
+    assert out.read_text() == local.read_text()
+    got = jsonl_rows(out)
+    assert len(got) == len(lines)
     bad = {r["line"]: r["error"] for r in got if "error" in r}
     assert set(bad) == {4, len(lines) - 5}
     assert "not valid JSON" in bad[4] and "'response' must be a string" in bad[len(lines) - 5]
     if not BEGIN_DEV.exists():
         pytest.skip(f"only the example file was compared: {BEGIN_DEV} is absent")
+
+
+def test_cli_ray_engine_thresholds_summary_escalate_report(
+    local_ray, tmp_path, bundled_thresholds, capsys
+):
+    """--thresholds (its thresholds and the 'faithful' field), the summary table,
+    --escalate and --report: the same through both engines; --resume is refused."""
+    from nli_faith.cli import main
+
+    lines = (REPO / "examples" / "answers.jsonl").read_text().splitlines()
+    lines.insert(2, "{not json")
+    src = write_jsonl(tmp_path / "in.jsonl", lines)
+    files = {}
+    for engine in ("local", "ray"):
+        d = tmp_path / engine
+        d.mkdir()
+        args = [str(src), "-o", str(d / "out.jsonl"), "--thresholds", str(bundled_thresholds)]
+        args += ["--escalate", str(d / "esc.jsonl"), "--report", str(d / "report.html")]
+        capsys.readouterr()
+        code = main(["score", *args, "--no-progress", "--engine", engine])
+        files[engine] = {p.name: p.read_text() for p in d.iterdir()}
+        files[engine]["summary"] = capsys.readouterr().err.split("report:")[0]
+        assert code == 1  # the line that is not JSON
+    assert files["ray"] == files["local"]
+    rows = [json.loads(x) for x in files["ray"]["out.jsonl"].splitlines()]
+    assert {r.get("faithful") for r in rows} == {True, False, None}
+    assert "faithful (--thresholds)" in files["ray"]["summary"]
+    code = main(["score", str(src), "-o", str(tmp_path / "r.jsonl"), "--resume", "--engine", "ray"])
+    assert code == 2 and "cannot resume" in capsys.readouterr().err
+    # a URI: Ray Data's sinks write a directory; the summary is the same
+    uri = f"file://{tmp_path}/dir.jsonl"
+    args = [str(src), "-o", uri, "--thresholds", str(bundled_thresholds), "--engine", "ray"]
+    assert main(["score", *args, "--no-progress"]) == 1
+    summary = capsys.readouterr().err.split("wrote a directory")[0]
+    assert summary.splitlines() == files["local"]["summary"].splitlines()[1:]  # not "line 3"
+    assert len(jsonl_rows(tmp_path / "dir.jsonl")) == len(lines)
+    code = main(["score", *args, "--report", str(tmp_path / "r.html")])
+    assert code == 2 and "cannot add --report" in capsys.readouterr().err
 
 
 def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_model_dir):

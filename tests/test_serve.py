@@ -249,6 +249,33 @@ def test_body_too_large_is_413(client):
     assert r.status_code == 413
 
 
+def test_body_too_large_is_413_for_clients_that_write_before_reading(server):
+    """urllib and requests send the whole body before reading the reply: the server reads
+    and drops it, so they see the 413 rather than a reset connection (40 MB overflows the
+    loopback socket buffers)."""
+    import urllib.error
+    import urllib.request
+
+    import requests
+
+    body = json.dumps({"response": "a", "context": "b" * 40_000_000}).encode()
+    headers = {**AUTH, "Content-Type": "application/json"}
+    req = urllib.request.Request(server.url + "/v1/score", data=body, headers=headers)
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(req, timeout=60)
+    assert err.value.code == 413
+    assert "100,000 bytes" in json.loads(err.value.read())["error"]
+    r = requests.post(server.url + "/v1/score/batch", data=body, headers=headers, timeout=60)
+    assert r.status_code == 413
+
+    def chunks():  # no Content-Length: over the limit while reading, the rest dropped
+        for _ in range(10_000):
+            yield b" " * 4096
+
+    r = requests.post(server.url + "/v1/score", data=chunks(), headers=AUTH, timeout=60)
+    assert r.status_code == 413
+
+
 @pytest.mark.parametrize(
     ("body", "status", "needle"),
     [
@@ -496,7 +523,10 @@ def test_policy_and_settings():
     contra = Policy(block_on_contradiction=True)
     assert [contra.decide(r) for r in (half, supported, none)] == ["block", "pass", "pass"]
     assert Policy().decide(half) == "pass"
-    s = ServeSettings(limits=Limits(max_claims=None), policy=strict, scorer_args={"x": 1})
+    from nli_faith.config import ScorerConfig
+
+    scorer = ScorerConfig.guardrail(limits=Limits(max_documents=3), thresholds="t.json")
+    s = ServeSettings(limits=Limits(max_claims=None), policy=strict, scorer=scorer)
     assert ServeSettings.from_json(s.to_json()) == s
     assert is_loopback("::1") and is_loopback("127.0.0.2") and not is_loopback("10.0.0.1")
 

@@ -34,14 +34,13 @@ def run(args: argparse.Namespace) -> int:
         MergeError,
         merge_scored,
         read_jsonl,
-        read_judged,
+        read_judged_file,
         stale_faithful,
     )
 
     try:
         scored = read_jsonl(args.scored)
-        with open(args.judged, encoding="utf-8") as fh:
-            judged, errors = read_judged(fh, path=args.judged)
+        judged, errors = read_judged_file(args.judged)
         decision = gate_from_args(args)
     except (OSError, MergeError, NliFaithError) as err:
         print(f"nli-faith merge: error: {err}", file=sys.stderr)

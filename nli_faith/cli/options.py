@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.config import ScorerConfig
 
 
 def add_scorer_options(p: argparse.ArgumentParser) -> None:
@@ -18,7 +21,8 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--onnx-fp32",
-        action="store_true",
+        dest="onnx_quantize",
+        action="store_false",
         help="with --backend onnx: the fp32 graph (same verdicts as torch fp32) instead of int8",
     )
     p.add_argument(
@@ -53,6 +57,7 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--early-exit",
         action="store_true",
+        default=None,
         help="stop scoring a claim once one chunk supports it (same verdicts, less work)",
     )
     p.add_argument(
@@ -71,7 +76,8 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--no-composite",
-        action="store_true",
+        dest="composite",
+        action="store_false",
         help="do not score claims against composite premises (their best sentences from "
         "all documents joined); fewer pairs, but support spread over documents is missed",
     )
@@ -121,54 +127,24 @@ def limits_from_args(args: argparse.Namespace):
     return Limits(**{k: (v or None) for k, v in values.items()})
 
 
+def config_from_args(args: argparse.Namespace) -> ScorerConfig:
+    """The :class:`~nli_faith.config.ScorerConfig` the flags describe: ``--guardrail``'s
+    preset first, then every flag given (the flags' ``dest`` are the config's fields)."""
+    from nli_faith.config import FIELDS, ScorerConfig
+
+    given = {k: getattr(args, k) for k in FIELDS if getattr(args, k, None) is not None}
+    given["limits"] = limits_from_args(args)
+    if getattr(args, "guardrail", False):
+        return ScorerConfig.guardrail(**given)
+    return ScorerConfig(**given)
+
+
 def scorer_from_args(args: argparse.Namespace):
     """Build the scorer the flags describe (``--guardrail`` first, explicit flags over it).
 
     Raises ``ValueError`` or :class:`~nli_faith.errors.NliFaithError` for bad options.
     """
-    from nli_faith.scorer import FaithfulnessScorer
-
-    model, options = scorer_options_from_args(args)
-    thresholds = getattr(args, "thresholds", None)
-    if thresholds is not None:  # thresholds saved by `nli-faith calibrate`
-        return FaithfulnessScorer.from_thresholds(thresholds, model, **options)
-    return FaithfulnessScorer(model, **options)
-
-
-def scorer_options_from_args(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-    """The model and keyword options of the scorer the flags describe (for building it
-    elsewhere, e.g. in Ray actors)."""
-    from nli_faith.scorer import GUARDRAIL_OPTIONS
-
-    options: dict[str, Any] = {}
-    if args.entail_threshold is not None:
-        options["entail_threshold"] = args.entail_threshold
-    if args.contradict_threshold is not None:
-        options["contradict_threshold"] = args.contradict_threshold
-    for name in ("band_high", "band_low"):
-        if getattr(args, name, None) is not None:
-            options[name] = getattr(args, name)
-    if getattr(args, "no_composite", False):
-        options["composite"] = False
-    explicit = {
-        "backend": args.backend,
-        "prefilter": args.prefilter,
-        "prefilter_top_k": args.prefilter_top_k,
-        "early_exit": args.early_exit or None,
-    }
-    setup: dict[str, Any] = {"backend": "torch"}
-    if args.guardrail:
-        setup.update(GUARDRAIL_OPTIONS)
-    setup.update({k: v for k, v in explicit.items() if v is not None})
-    return args.model, {
-        "device": args.device,
-        "onnx_quantize": not args.onnx_fp32,
-        "batch_size": args.batch_size,
-        "granularity": args.granularity,
-        "limits": limits_from_args(args),
-        **setup,
-        **options,
-    }
+    return config_from_args(args).build()
 
 
 def add_thresholds_option(p: argparse.ArgumentParser) -> None:

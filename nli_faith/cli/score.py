@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 from nli_faith.cli.options import add_scorer_options, add_thresholds_option, scorer_from_args
+from nli_faith.cli.outputs import RunOutputs
+from nli_faith.cli.summary import RunningSummary  # noqa: F401 - re-exported
 from nli_faith.errors import E_INPUT_MISSING, E_N_PROCESS, NliFaithError
-from nli_faith.results import FaithfulnessResult
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
 BLOCK = 64
@@ -80,8 +81,8 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
         "--engine",
         default="local",
         choices=["local", "ray"],
-        help="'ray': score with Ray Data (pip install \"nli-faith[ray]\"); OUTPUT is then a "
-        "directory of JSONL or Parquet files",
+        help="'ray': score with Ray Data (pip install \"nli-faith[ray]\"); OUTPUT is the file "
+        "the local engine writes (not --resume)",
     )
     g.add_argument(
         "--ray-address",
@@ -108,87 +109,14 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-class RunningSummary:
-    """The summary table's figures, accumulated record by record (memory does not grow)."""
-
-    def __init__(self) -> None:
-        self.records = self.scored = self.no_claims = self.failed = 0
-        self.sums = {"strict": 0.0, "lenient": 0.0, "soft": 0.0}
-        self.claims = {"yes": 0, "no": 0, "idk": 0}
-        self.uncertain = 0
-        self.with_ref = 0
-        self.ref_sums = {"hallucination_rate": 0.0, "self_knowledge_rate": 0.0}
-        self.ref_claims = {"hallucination": 0, "self_knowledge": 0}
-        self.faithful: dict[bool, int] = {True: 0, False: 0}
-
-    def add(self, r: FaithfulnessResult) -> None:
-        self.records += 1
-        if r.error is not None:
-            self.failed += 1
-        elif r.n_claims == 0:
-            self.no_claims += 1
-        else:
-            self.scored += 1
-            for name in self.sums:
-                self.sums[name] += getattr(r, name)
-        self.claims["yes"] += r.n_yes
-        self.claims["no"] += r.n_no
-        self.claims["idk"] += r.n_idk
-        self.uncertain += r.n_uncertain
-        if r.error is None and r.n_claims and r.hallucination_rate is not None:
-            self.with_ref += 1
-            for name in self.ref_sums:
-                self.ref_sums[name] += getattr(r, name)
-            for c in r.claims:
-                if c.reference_label in self.ref_claims:
-                    self.ref_claims[c.reference_label] += 1
-
-    def add_gate(self, passed: bool | None) -> None:
-        """One record's ``faithful`` decision from ``--thresholds`` (None: not decided)."""
-        if passed is not None:
-            self.faithful[passed] += 1
-
-    def render(self) -> str:
-        def mean(name: str) -> str:
-            return f"{self.sums[name] / self.scored:.3f}" if self.scored else "–"
-
-        rows = [
-            ("records", str(self.records)),
-            ("scored", str(self.scored)),
-            ("no verifiable claims", str(self.no_claims)),
-            ("failed", str(self.failed)),
-            ("mean strict", mean("strict")),
-            ("mean lenient", mean("lenient")),
-            ("mean soft", mean("soft")),
-            ("claims supported (yes)", str(self.claims["yes"])),
-            ("claims contradicted (no)", str(self.claims["no"])),
-            ("claims not found (idk)", str(self.claims["idk"])),
-            ("claims uncertain (for a judge)", str(self.uncertain)),
-        ]
-        if self.with_ref:
-            n = self.with_ref
-            rows += [
-                ("with a reference answer", str(n)),
-                ("mean hallucination rate", f"{self.ref_sums['hallucination_rate'] / n:.3f}"),
-                ("mean self-knowledge rate", f"{self.ref_sums['self_knowledge_rate'] / n:.3f}"),
-                ("claims hallucinated", str(self.ref_claims["hallucination"])),
-                ("claims self-knowledge", str(self.ref_claims["self_knowledge"])),
-            ]
-        if any(self.faithful.values()):
-            decided = self.faithful[True] + self.faithful[False]
-            rows.append(("faithful (--thresholds)", f"{self.faithful[True]} of {decided}"))
-        width = max(len(k) for k, _ in rows)
-        return "\n".join(f"{k:<{width}}  {v:>8}" for k, v in rows)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.engine == "ray":
-        from nli_faith.distributed import run_cli
+        from nli_faith.cli.score_ray import run_ray
 
-        return run_cli(args)
+        return run_ray(args)
     from collections import deque
 
-    from nli_faith.io import count_records, open_writer, output_row, read_records, resume_point
+    from nli_faith.io import count_records, read_records, resume_point, scored_row
 
     try:
         if args.n_process < 1:
@@ -205,7 +133,6 @@ def run(args: argparse.Namespace) -> int:
     if after:
         print(f"resuming after input line {after} ({resume.rows} rows kept)", file=sys.stderr)
     _exit_on_sigterm()
-    summary = RunningSummary()
     bar = _progress_bar(args, total=None if total is None else total - min(after, total))
     pending: deque = deque()  # (line, raw) of records read but not yet written
 
@@ -218,53 +145,25 @@ def run(args: argparse.Namespace) -> int:
         while True:
             yield f"line {pending[-1].line}"
 
-    writer = open_writer(args.output, resume=resume)
-    pairs0, t0, rows = scorer.nli.pairs_predicted, time.perf_counter(), []
-    written: list = []  # (input record, output row) for --report: the report holds them all
-    escalate = None
-    if args.escalate:
-        from nli_faith.judge.io import write_escalation
-
-        escalate = open(args.escalate, "a" if after else "w", encoding="utf-8")  # noqa: SIM115
+    outputs = RunOutputs(args, resume=resume, say=bar.write)
+    pairs0, t0 = scorer.nli.pairs_predicted, time.perf_counter()
     try:
         stream = scorer.score_stream(
             feed(), block_size=BLOCK, n_process=args.n_process, labels=labels()
         )
         for res in stream:
             item = pending.popleft()
-            summary.add(res)
-            if res.error is not None:
-                bar.write(f"line {item.line}: {res.error}", file=sys.stderr)
-            row = output_row(item.line, item.raw, res)
-            if scorer.thresholds is not None:
-                row["faithful"] = scorer.passes(res)
-                summary.add_gate(row["faithful"])
-            if args.report:
-                written.append((item.raw, row))
-            if escalate is not None:
-                write_escalation(escalate, row, res)
-            rows.append(row)
-            if len(rows) >= BLOCK or not pending:
-                writer.write(rows)
+            outputs.add(item.raw, scored_row(scorer, item.line, item.raw, res), res)
+            if len(outputs.rows) >= BLOCK or not pending:
+                n = outputs.flush()
                 pairs = scorer.nli.pairs_predicted - pairs0
                 bar.set_postfix_str(f"{pairs / (time.perf_counter() - t0):,.0f} pairs/s")
-                bar.update(len(rows))
-                rows = []
+                bar.update(n)
     finally:
-        writer.write(rows)
-        writer.close()
-        if escalate is not None:
-            escalate.close()
+        outputs.close()
         bar.close()
         scorer.close()
-    if not args.quiet:
-        print(summary.render(), file=sys.stderr)
-    if args.report:
-        from nli_faith.report import ReportRecord, write_report
-
-        write_report([ReportRecord.of(row, raw) for raw, row in written], args.report)
-        print(f"report: {args.report}", file=sys.stderr)
-    return 1 if summary.failed else 0
+    return outputs.finish()
 
 
 def _progress_bar(args: argparse.Namespace, *, total: int | None):

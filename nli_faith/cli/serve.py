@@ -8,7 +8,7 @@ import re
 import sys
 from dataclasses import asdict
 
-from nli_faith.cli.options import LIMIT_FLAGS, add_scorer_options
+from nli_faith.cli.options import LIMIT_FLAGS, add_scorer_options, add_thresholds_option
 
 LIMIT_NAMES = {name for _, name, _ in LIMIT_FLAGS}
 
@@ -96,6 +96,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="put the request text in the log lines (default: ids, counts and timings only)",
     )
     add_scorer_options(p)  # with the record limits (--max-response-chars ...)
+    add_thresholds_option(p)
     _serve_limit_defaults(p, SERVE_LIMITS)
 
 
@@ -107,13 +108,6 @@ def _serve_limit_defaults(p: argparse.ArgumentParser, limits) -> None:
             action.default = value
             if action.help:
                 action.help = re.sub(r"\(default [^;]*;", f"(serve default {value:,};", action.help)
-
-
-def scorer_option_names() -> list[str]:
-    """The ``dest`` of every scorer flag (``nli_faith.cli.options``)."""
-    p = argparse.ArgumentParser(add_help=False)
-    add_scorer_options(p)
-    return [a.dest for a in p._actions]
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -144,7 +138,7 @@ def _check(args: argparse.Namespace) -> str | None:
 
 
 def settings_from_args(args: argparse.Namespace):
-    from nli_faith.cli.options import limits_from_args
+    from nli_faith.cli.options import config_from_args, limits_from_args
     from nli_faith.serve.settings import Policy, ServeSettings
 
     return ServeSettings(
@@ -161,7 +155,7 @@ def settings_from_args(args: argparse.Namespace):
         policy=Policy(args.block_below_strict, args.block_on_contradiction),
         api_key_file=args.api_key_file,
         log_text=args.log_text,
-        scorer_args={k: getattr(args, k) for k in scorer_option_names()},
+        scorer=config_from_args(args),
     )
 
 

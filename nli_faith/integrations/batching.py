@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from nli_faith.errors import E_EXTRA_MISSING, E_SCORER_AND_OPTIONS, MissingDependencyError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.config import ScorerConfig
     from nli_faith.results import FaithfulnessResult
     from nli_faith.scorer import FaithfulnessScorer
 
@@ -48,26 +49,41 @@ def import_optional(package: str, *, extra: str, what: str) -> Any:
 
 
 def resolve_scorer(
-    scorer: FaithfulnessScorer | None, nli_model: str, options: Mapping[str, Any]
+    scorer: FaithfulnessScorer | None,
+    nli_model: str,
+    options: Mapping[str, Any],
+    config: ScorerConfig | None = None,
 ) -> FaithfulnessScorer:
-    """``scorer`` itself, or the process-wide scorer built with these options.
+    """``scorer`` itself, or the process-wide scorer of ``config`` (a
+    :class:`~nli_faith.config.ScorerConfig`) or of these options.
 
     Frameworks build a metric per test case (DeepEval copies metrics for each one), so
-    the model is loaded once per distinct set of options, not once per metric.
+    the model is loaded once per distinct configuration, not once per metric.
     """
-    if scorer is not None:
-        if options or nli_model != "default":
-            names = ", ".join(
-                sorted({*options, *(["nli_model"] if nli_model != "default" else [])})
-            )
-            raise ValueError(E_SCORER_AND_OPTIONS.format(names=names))
-        return scorer
-    from nli_faith.scorer import FaithfulnessScorer
+    given = sorted({*options, *(["nli_model"] if nli_model != "default" else [])})
+    if scorer is not None or config is not None:
+        extra = given + (["config"] if scorer is not None and config is not None else [])
+        if extra:
+            raise ValueError(E_SCORER_AND_OPTIONS.format(names=", ".join(extra)))
+        if scorer is not None:
+            return scorer
+    if config is None:
+        from nli_faith.config import FIELDS, ScorerConfig
 
-    key = json.dumps([nli_model, dict(options)], sort_keys=True, default=repr)
+        config = None if set(options) - set(FIELDS) else ScorerConfig(nli_model, **options)
+    if config is not None:
+        key, build = json.dumps(config.to_dict(), sort_keys=True, default=repr), config.build
+    else:  # options a ScorerConfig does not hold (dtype=, spacy_model=, ...)
+        from nli_faith.scorer import FaithfulnessScorer
+
+        key = json.dumps([nli_model, dict(options)], sort_keys=True, default=repr)
+
+        def build() -> FaithfulnessScorer:
+            return FaithfulnessScorer(nli_model, **options)
+
     with _lock:
         if key not in _scorers:
-            _scorers[key] = FaithfulnessScorer(nli_model, **options)
+            _scorers[key] = build()
         return _scorers[key]
 
 

@@ -41,6 +41,7 @@ from deepeval.metrics.utils import construct_verbose_logs, prepare_measure  # no
 from deepeval.test_case import LLMTestCase, SingleTurnParams  # noqa: E402
 
 if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.config import ScorerConfig
     from nli_faith.results import FaithfulnessResult
     from nli_faith.scorer import FaithfulnessScorer
 
@@ -67,6 +68,8 @@ class NLIFaithfulnessMetric(BaseMetric):
             scorer option).
         nli_model: the NLI model (``model=`` is DeepEval's LLM judge, which this metric
             does not use): registry name, local path or hub id; default the bundled model.
+        config: a :class:`~nli_faith.config.ScorerConfig` (e.g. the ``guardrail`` preset,
+            or calibrated ``thresholds``) instead of ``nli_model`` and options.
         **scorer_options: any keyword option of ``FaithfulnessScorer`` (``device``,
             ``backend``, ``entail_threshold``, ``prefilter``...). Metrics with the same
             options share one scorer, so building one per test case loads the model once.
@@ -95,6 +98,7 @@ class NLIFaithfulnessMetric(BaseMetric):
         empty_score: float | None = 1.0,
         scorer: FaithfulnessScorer | None = None,
         nli_model: str = "default",
+        config: ScorerConfig | None = None,
         **scorer_options: Any,
     ) -> None:
         if "model" in scorer_options:
@@ -110,7 +114,7 @@ class NLIFaithfulnessMetric(BaseMetric):
         self.empty_score = empty_score
         # Stored under its parameter name: DeepEval's evaluate() rebuilds the metric for
         # each test case from the attributes named like __init__ parameters.
-        self.scorer = resolve_scorer(scorer, nli_model, scorer_options)
+        self.scorer = resolve_scorer(scorer, nli_model, scorer_options, config)
         self.evaluation_model = f"nli-faith ({self.scorer.nli.name})"
         self.score_breakdown = None
         self.result: FaithfulnessResult | None = None

@@ -54,6 +54,7 @@ from ragas.metrics.base import MetricOutputType, MetricType, SingleTurnMetric  #
 if t.TYPE_CHECKING:  # pragma: no cover
     from ragas.run_config import RunConfig
 
+    from nli_faith.config import ScorerConfig
     from nli_faith.results import FaithfulnessResult
     from nli_faith.scorer import FaithfulnessScorer
 
@@ -82,6 +83,8 @@ class NLIFaithfulness(SingleTurnMetric):
         scorer: a ready :class:`~nli_faith.scorer.FaithfulnessScorer` (then no other
             scorer option).
         nli_model: the NLI model: registry name, local path or hub id (default bundled).
+        config: a :class:`~nli_faith.config.ScorerConfig` (e.g. the ``guardrail`` preset,
+            or calibrated ``thresholds``) instead of ``nli_model`` and options.
         **scorer_options: any keyword option of ``FaithfulnessScorer`` (``device``,
             ``backend``, ``entail_threshold``...). Metrics with the same options share one
             scorer, and so one model and one result cache.
@@ -96,6 +99,7 @@ class NLIFaithfulness(SingleTurnMetric):
         name: str = "",
         scorer: FaithfulnessScorer | None = None,
         nli_model: str = "default",
+        config: ScorerConfig | None = None,
         **scorer_options: t.Any,
     ) -> None:
         if {"model", "llm", "embeddings"} & set(scorer_options):
@@ -115,7 +119,7 @@ class NLIFaithfulness(SingleTurnMetric):
         self.output_type = MetricOutputType.CONTINUOUS
         self.score_type = score_type
         self.name = name or SCORE_NAMES[score_type]
-        self.scorer = resolve_scorer(scorer, nli_model, scorer_options)
+        self.scorer = resolve_scorer(scorer, nli_model, scorer_options, config)
         self._batcher = batcher_for(self.scorer)
         super().__post_init__()
 

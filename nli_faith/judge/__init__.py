@@ -36,7 +36,7 @@ _EXPORTS = {
     "merge_scored": "nli_faith.judge.merge",
     "parse_reply": "nli_faith.judge.prompt",
     "read_judged": "nli_faith.judge.merge",
-    "result_from_dict": "nli_faith.judge.merge",
+    "result_from_dict": "nli_faith.results",
 }
 __all__ = sorted(_EXPORTS)
 

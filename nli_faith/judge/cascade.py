@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from nli_faith.errors import NliFaithError
 from nli_faith.judge.items import JudgeItem, items_from_result
 from nli_faith.judge.merge import Outcome, apply_outcomes
 from nli_faith.judge.runner import (
@@ -16,15 +15,8 @@ from nli_faith.judge.runner import (
     ajudge_items,
     judge_items,
 )
-from nli_faith.records import Record, parse_record
+from nli_faith.records import Record, parse_record, question_of
 from nli_faith.results import FaithfulnessResult
-
-
-def _question(rec: Mapping[str, Any] | Record) -> str | None:
-    try:
-        return (rec if isinstance(rec, Record) else parse_record(rec)).question
-    except NliFaithError:
-        return None
 
 
 class Cascade:
@@ -87,7 +79,7 @@ class Cascade:
                 continue
             summary.claims += res.n_claims
             summary.settled += sum(c.settled for c in res.claims)
-            items += items_from_result(res, line=k, question=_question(rec))
+            items += items_from_result(res, line=k, question=question_of(rec))
         return items, summary
 
     @staticmethod

@@ -28,7 +28,7 @@ from nli_faith.errors import (
     NliFaithError,
 )
 from nli_faith.judge.prompt import VERDICTS
-from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
+from nli_faith.results import FaithfulnessResult, result_from_dict
 from nli_faith.scoring.reference import explain_reference, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
 
@@ -52,6 +52,7 @@ def apply_outcomes(
     """``result`` with the judge's outcomes (by claim index) merged in, scores recomputed.
 
     Example:
+        >>> from nli_faith.results import ClaimVerdict
         >>> c = ClaimVerdict("It is red.", 0, 10, "idk", 0.4, 0.1, None)
         >>> r = FaithfulnessResult(1.0, 0.0, 0.4, 1, 0, 0, 1, "...", [c], n_uncertain=1)
         >>> m = apply_outcomes(r, {0: Outcome("no", "It is blue.")})
@@ -110,28 +111,6 @@ def apply_outcomes(
     )
 
 
-def _known(cls, data: Mapping[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in dataclasses.fields(cls)}
-    return {k: v for k, v in data.items() if k in names}
-
-
-def _evidence(data: Mapping[str, Any] | None) -> Evidence | None:
-    return None if data is None else Evidence(**_known(Evidence, data))
-
-
-def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
-    """A :class:`FaithfulnessResult` from its ``to_dict()`` form (extra keys ignored)."""
-    claims = []
-    for c in data.get("claims") or []:
-        fields = _known(ClaimVerdict, c)
-        fields["evidence"] = _evidence(c.get("evidence"))
-        fields["candidates"] = [_evidence(e) for e in c.get("candidates") or []]
-        claims.append(ClaimVerdict(**fields))
-    fields = _known(FaithfulnessResult, data)
-    fields["claims"] = claims
-    return FaithfulnessResult(**fields)
-
-
 @dataclass(frozen=True)
 class Judged:
     """One judged line, checked."""
@@ -150,9 +129,23 @@ def read_judged(lines: Iterable[str], *, path: str = "judged") -> tuple[list[Jud
     A line needs ``line`` and ``claim_index`` (integers) and either ``verdict``
     (``yes`` / ``no`` / ``idk``) or ``judge_error`` (a string: the judge failed).
     """
+    return _read_judged(enumerate(lines, start=1), path=path)
+
+
+def read_judged_file(path: str | Path) -> tuple[list[Judged], list[str]]:
+    """:func:`read_judged` of a file, its lines numbered as every nli-faith reader does."""
+    from nli_faith.io import byte_chunks, jsonl_lines
+
+    with open(path, "rb") as fh:
+        return _read_judged(jsonl_lines(byte_chunks(fh)), path=str(path))
+
+
+def _read_judged(
+    numbered: Iterable[tuple[int, str]], *, path: str
+) -> tuple[list[Judged], list[str]]:
     good: list[Judged] = []
     errors: list[str] = []
-    for lineno, text in enumerate(lines, start=1):
+    for lineno, text in numbered:
         if not text.strip():
             continue
         try:
@@ -314,11 +307,11 @@ def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """Every non-blank line of a JSONL file made by nli-faith (``MergeError`` on bad JSON)."""
+    from nli_faith.io import byte_chunks, jsonl_lines
+
     out = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
+    with open(path, "rb") as fh:
+        for lineno, text in jsonl_lines(byte_chunks(fh)):
             try:
                 out.append(json.loads(text))
             except json.JSONDecodeError as err:

@@ -22,6 +22,7 @@ import numpy as np
 from nli_faith.errors import E_BACKEND, E_BATCH_SIZE, E_DTYPE, E_MODEL_NOT_FOUND, ModelLoadError
 from nli_faith.nli.labels import LabelMap
 from nli_faith.nli.registry import resolve_model
+from nli_faith.nli.threads import cpu_threads, usable_cores  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -44,24 +45,6 @@ def _default_device() -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def usable_cores() -> int:
-    """The CPU cores this process may run on (its affinity mask, not the machine's count)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return os.cpu_count() or 1
-
-
-def cpu_threads() -> int:
-    """Threads to compute with on the CPU: ``OMP_NUM_THREADS`` when set to a count (Ray
-    sets it to an actor's CPUs), else :func:`usable_cores`."""
-    try:
-        n = int(os.environ.get("OMP_NUM_THREADS", ""))
-    except ValueError:
-        n = 0
-    return n if n > 0 else usable_cores()
 
 
 def _set_cpu_threads() -> None:

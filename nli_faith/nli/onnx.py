@@ -41,7 +41,7 @@ from nli_faith.errors import (
     ModelLoadError,
     OnnxBackendError,
 )
-from nli_faith.nli.model import cpu_threads
+from nli_faith.nli.threads import cpu_threads
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnxruntime

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,14 +66,11 @@ class ReportRecord:
 
 
 def _read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as err:
-                yield lineno, RecordError(str(err))
+    """(line, object or RecordError) of each record, numbered as ``nli-faith score`` does."""
+    from nli_faith.io import read_records
+
+    for item in read_records(str(path)):
+        yield item.line, item.raw
 
 
 def read_scored(path: str | Path, *, inputs: str | Path | None = None) -> list[ReportRecord]:

@@ -11,7 +11,8 @@ requests finish) the batcher finishes what is queued before the process exits.
 
 Example:
     >>> from fastapi.testclient import TestClient
-    >>> app = create_app(ServeSettings(scorer_args={"guardrail": True}))
+    >>> from nli_faith.config import ScorerConfig
+    >>> app = create_app(ServeSettings(scorer=ScorerConfig.guardrail()))
     >>> with TestClient(app) as client:
     ...     _ = app.state.service.batcher.wait_ready(timeout=120)
     ...     reply = client.post("/v1/score", json={"response": "It lasts 24 months.",
@@ -23,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -112,23 +114,8 @@ def require_key(request: Request, service: ServiceDep) -> None:
 
 
 def default_scorer_factory(settings: ServeSettings) -> Callable[[], Any]:
-    """Build the scorer the ``scorer_args`` (the CLI's scorer flags) describe."""
-
-    def build() -> Any:
-        import argparse
-
-        from nli_faith.cli.options import add_scorer_options, scorer_from_args
-
-        parser = argparse.ArgumentParser()
-        add_scorer_options(parser)
-        args = parser.parse_args([])
-        for key, value in settings.scorer_args.items():
-            setattr(args, key, value)
-        for key, value in asdict(settings.limits).items():  # the service's limits
-            setattr(args, key, value or 0)
-        return scorer_from_args(args)
-
-    return build
+    """Build the scorer of ``settings.scorer`` (with the service's limits)."""
+    return settings.scorer_config().build
 
 
 def create_app(
@@ -138,7 +125,7 @@ def create_app(
     keys: ApiKeys | None = None,
     on_load_failure: Callable[[str], None] | None = None,
 ) -> FastAPI:
-    """The application. ``scorer_factory`` (default: from ``settings.scorer_args``) runs in
+    """The application. ``scorer_factory`` (default: from ``settings.scorer``) runs in
     the model thread; ``keys`` default to :meth:`ApiKeys.load` of the settings' key file
     and ``NLI_FAITH_API_KEYS``; ``on_load_failure`` is called if the model cannot load."""
     metrics = Metrics()
@@ -232,6 +219,7 @@ def create_app(
         if scored.result.error is not None:  # a limit the scorer checks (claims)
             raise ServeError(422, scored.message or scored.result.error, field="response")
         out = output_record(scored.result, record=raw, question=rec.question)
+        _gate(out, service, scored.result)
         out["decision"] = settings.policy.decide(scored.result)
         out["time_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return JSONReply(out)
@@ -276,6 +264,7 @@ def create_app(
         items = []
         for k, (raw, s, q) in enumerate(zip(raws, results, questions)):
             item = {"index": k, **output_record(s.result, record=raw, question=q)}
+            _gate(item, service, s.result)
             if s.internal:
                 item["error"] = E_SERVE_INTERNAL.format(request_id=_rid(request))
             item["decision"] = settings.policy.decide(s.result)
@@ -314,21 +303,51 @@ async def _watch_loading(batcher: MicroBatcher, on_failure: Callable[[str], None
         on_failure(batcher.load_error or "unknown error")
 
 
+#: A body over the limit is read and dropped up to this many bytes, for this long, before the
+#: 413 is sent (as nginx's lingering close does): a client that writes its whole body before
+#: reading the reply (Python's urllib, requests) then reads the 413, not a reset connection.
+DRAIN_MAX_BYTES = 256 * 1024 * 1024
+DRAIN_MAX_SECONDS = 10.0
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, or 413 as soon as it is known to exceed ``limit`` bytes."""
+    too_large = ServeError(413, E_SERVE_BODY_TOO_LARGE.format(limit=limit))
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ServeError(413, E_SERVE_BODY_TOO_LARGE.format(limit=limit))
+        if request.headers.get("expect", "").lower() != "100-continue":  # else nothing is sent
+            await _drain(request)
+        raise too_large
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                raise ServeError(413, E_SERVE_BODY_TOO_LARGE.format(limit=limit))
+                await _drain(request)
+                raise too_large
             chunks.append(chunk)
     except ClientDisconnect:
         raise ServeError(400, "the client disconnected before sending the whole body.") from None
     return b"".join(chunks)
+
+
+async def _drain(request: Request) -> None:
+    """Read and drop what is left of the body, within :data:`DRAIN_MAX_BYTES` and
+    :data:`DRAIN_MAX_SECONDS` (past them the connection is closed unread)."""
+    size = 0
+
+    async def drop() -> None:
+        nonlocal size
+        while size <= DRAIN_MAX_BYTES:
+            message = await request.receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            size += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
+
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(drop(), DRAIN_MAX_SECONDS)
 
 
 async def _score(service: Service, settings: ServeSettings, records: list) -> list[Scored]:
@@ -352,6 +371,13 @@ async def _score(service: Service, settings: ServeSettings, records: list) -> li
         ) from None
     except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
         raise ServeError(504, E_SERVE_TIMEOUT.format(timeout=settings.request_timeout_s)) from None
+
+
+def _gate(row: dict[str, Any], service: Service, result: Any) -> None:
+    """With calibrated thresholds, the record's ``faithful`` decision (as the CLI gives it)."""
+    scorer = service.batcher.scorer
+    if getattr(scorer, "thresholds", None) is not None:
+        row["faithful"] = scorer.passes(result)
 
 
 def _rid(request: Request) -> str:

@@ -3,7 +3,8 @@
 The body is parsed by hand (``json.loads`` + :func:`nli_faith.records.parse_record`) rather
 than by pydantic, so that the service accepts exactly what ``nli-faith score`` accepts
 (DeepEval and RAGAS field names too) and says exactly what it says about a bad record. The
-pydantic models below only describe the API for ``/docs``.
+reply models extend the output schema :class:`~nli_faith.rows.ScoredRecord` (nothing is
+copied), for ``/docs``.
 
 Example:
     >>> body = b'{"actual_output": "It is blue.", "retrieval_context": ["Sky: blue."], "id": 7}'
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from nli_faith.errors import (
     E_SERVE_BAD_JSON,
@@ -28,6 +29,7 @@ from nli_faith.errors import (
     RecordError,
 )
 from nli_faith.records import Limits, Record, parse_record
+from nli_faith.rows import ScoredRecord
 
 
 class ServeError(Exception):
@@ -120,60 +122,30 @@ class ScoreRequest(BaseModel):
     id: str | int | None = Field(None, description="echoed in the reply")
 
 
-class EvidenceOut(BaseModel):
-    text: str
-    doc_index: int
-    start: int
-    end: int
+Decision = Literal["pass", "block"]
 
+#: ``/v1/score``'s reply: what ``nli-faith score`` writes for the record (its schema,
+#: :class:`~nli_faith.rows.ScoredRecord`), plus the policy's decision and the time.
+ScoreReply: type[BaseModel] = create_model(
+    "ScoreReply",
+    __base__=ScoredRecord,
+    __doc__="What `nli-faith score` writes for the record, plus the decision and the time.",
+    decision=(Decision, Field(description="the service policy's decision")),
+    time_ms=(float, Field(description="time spent on the request, in milliseconds")),
+)
 
-class ClaimOut(BaseModel):
-    claim: str
-    start: int
-    end: int
-    verdict: Literal["yes", "no", "idk"]
-    p_entail: float
-    p_contradict: float
-    evidence: EvidenceOut | None
-
-
-class ScoreReply(BaseModel):
-    """What ``nli-faith score`` writes for one record, plus the decision and the time."""
-
-    id: str | int | None = None
-    question: str | None = None
-    lenient: float | None
-    strict: float | None
-    soft: float | None
-    n_claims: int
-    n_yes: int
-    n_no: int
-    n_idk: int
-    reason: str
-    claims: list[ClaimOut]
-    decision: Literal["pass", "block"]
-    time_ms: float
-
-
-class BatchItem(BaseModel):
-    index: int
-    id: str | int | None = None
-    question: str | None = None
-    lenient: float | None
-    strict: float | None
-    soft: float | None
-    n_claims: int
-    n_yes: int
-    n_no: int
-    n_idk: int
-    reason: str
-    claims: list[ClaimOut]
-    error: str | None = Field(None, description="set when this record was not scored")
-    decision: Literal["pass", "block"] | None
+#: One record of a ``/v1/score/batch`` reply: its ``index`` in the request, then the same.
+BatchItem: type[BaseModel] = create_model(
+    "BatchItem",
+    __base__=ScoredRecord,
+    __doc__="One record of a batch reply: its index in the request, its row, the decision.",
+    index=(int, Field(description="position of the record in the request")),
+    decision=(Decision | None, Field(description="none for a record that was not scored")),
+)
 
 
 class BatchReply(BaseModel):
-    results: list[BatchItem]
+    results: list[BatchItem]  # type: ignore[valid-type]
     time_ms: float
 
 

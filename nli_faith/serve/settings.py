@@ -17,8 +17,9 @@ from __future__ import annotations
 import ipaddress
 import json
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
+from nli_faith.config import ScorerConfig
 from nli_faith.records import Limits
 from nli_faith.results import FaithfulnessResult
 
@@ -87,8 +88,9 @@ class ServeSettings:
         policy: pass / block rule.
         api_key_file: file of accepted Bearer keys (one a line); see :mod:`.auth`.
         log_text: put the request text in the request log lines (off: ids and counts only).
-        scorer_args: the scorer flags (``nli_faith.cli.options``) as a dict, so that each
-            worker process of ``--workers N`` builds the same scorer.
+        scorer: the scorer's :class:`~nli_faith.config.ScorerConfig` (its ``limits`` are
+            replaced by the service's); it travels as JSON, so that each worker process
+            of ``--workers N`` builds the same scorer.
     """
 
     host: str = "127.0.0.1"
@@ -104,7 +106,7 @@ class ServeSettings:
     policy: Policy = field(default_factory=Policy)
     api_key_file: str | None = None
     log_text: bool = False
-    scorer_args: dict[str, Any] = field(default_factory=dict)
+    scorer: ScorerConfig = field(default_factory=ScorerConfig)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -113,10 +115,15 @@ class ServeSettings:
     def from_json(cls, text: str) -> ServeSettings:
         raw = json.loads(text)
         return replace(
-            cls(**{k: v for k, v in raw.items() if k not in ("limits", "policy")}),
+            cls(**{k: v for k, v in raw.items() if k not in ("limits", "policy", "scorer")}),
             limits=Limits(**raw["limits"]),
             policy=Policy(**raw["policy"]),
+            scorer=ScorerConfig.from_dict(raw["scorer"]),
         )
+
+    def scorer_config(self) -> ScorerConfig:
+        """The scorer's configuration, with the service's record limits."""
+        return self.scorer.replace(limits=self.limits)
 
 
 def is_loopback(host: str) -> bool:
