@@ -115,6 +115,9 @@ class FaithfulnessScorer:
         spacy_model: spaCy pipeline for ``granularity="clause"``.
         entail_threshold: a claim is ``yes`` when its best entailment reaches this.
         contradict_threshold: otherwise ``no`` when its best contradiction reaches this.
+            These two and the bands below default to the model's own choice, the
+            ``decision.json`` beside its weights (the bundled model's was chosen on a
+            development split of its training data), else 0.5 / 0.5 / 0.99 / 0.3.
         label_map: override of the model's output indices.
         max_length: token limit of one (chunk, claim) pair; default: the model's.
         chunk_tokens: largest chunk in tokens (capped by what the model leaves after the claim).
@@ -187,8 +190,8 @@ class FaithfulnessScorer:
         batch_size: int | None = None,
         granularity: str = "sentence",
         spacy_model: str | None = None,
-        entail_threshold: float = DEFAULT_ENTAIL_THRESHOLD,
-        contradict_threshold: float = DEFAULT_CONTRADICT_THRESHOLD,
+        entail_threshold: float | None = None,
+        contradict_threshold: float | None = None,
         label_map: Mapping[str, int] | None = None,
         max_length: int | None = None,
         chunk_tokens: int | None = DEFAULT_CHUNK_TOKENS,
@@ -201,14 +204,13 @@ class FaithfulnessScorer:
         prefilter_model: str | None = None,
         early_exit: bool = False,
         composite: bool = True,
-        band_high: float = DEFAULT_BAND_HIGH,
-        band_low: float = DEFAULT_BAND_LOW,
+        band_high: float | None = None,
+        band_low: float | None = None,
         limits: Limits | None = None,
     ) -> None:
         from nli_faith.nli.model import NLIModel
+        from nli_faith.nli.registry import decision_defaults
 
-        self.entail_threshold = check_threshold("entail_threshold", entail_threshold)
-        self.contradict_threshold = check_threshold("contradict_threshold", contradict_threshold)
         self.splitter = ClaimSplitter(granularity=granularity, spacy_model=spacy_model)
         self.nli = NLIModel(
             model,
@@ -220,6 +222,20 @@ class FaithfulnessScorer:
             max_length=max_length,
             batch_size=batch_size,
         )
+        # A threshold not given: the model's own (decision.json beside its weights), else ours.
+        shipped = decision_defaults(self.nli.path)
+        given = {
+            "entail_threshold": (entail_threshold, DEFAULT_ENTAIL_THRESHOLD),
+            "contradict_threshold": (contradict_threshold, DEFAULT_CONTRADICT_THRESHOLD),
+            "band_high": (band_high, DEFAULT_BAND_HIGH),
+            "band_low": (band_low, DEFAULT_BAND_LOW),
+        }
+        chosen = {k: shipped.get(k, d) if v is None else v for k, (v, d) in given.items()}
+        self.entail_threshold = check_threshold("entail_threshold", chosen["entail_threshold"])
+        self.contradict_threshold = check_threshold(
+            "contradict_threshold", chosen["contradict_threshold"]
+        )
+        band_high, band_low = chosen["band_high"], chosen["band_low"]
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.sentence_chunks = sentence_chunks

@@ -59,3 +59,22 @@ def resolve_model(model: str) -> ModelSpec:
         max_length=entry.get("max_length"),
         bundled=bundled,
     )
+
+
+#: Beside a checkpoint's weights: the decision thresholds chosen for that model.
+DECISION_FILE = "decision.json"
+DECISION_KEYS = ("entail_threshold", "contradict_threshold", "band_high", "band_low")
+
+
+def decision_defaults(path: str) -> dict[str, float]:
+    """The decision thresholds a local checkpoint ships in ``decision.json``, else ``{}``.
+
+    ``nli-faith train`` users and the bundled model write the thresholds they chose on a
+    development split there; the scorer takes them for every threshold it is not given.
+    Only the keys of :data:`DECISION_KEYS` are read.
+    """
+    file = Path(path) / DECISION_FILE
+    if not file.is_file():
+        return {}
+    data = json.loads(file.read_text(encoding="utf-8"))
+    return {k: float(data[k]) for k in DECISION_KEYS if k in data}
