@@ -11,6 +11,8 @@ Mechanisms covered (``EvidenceCase.mechanism``):
 * ``numbers``: the same number stated another way, a different value, IDs and names;
 * ``answer-table``: a Markdown table in the response (a header row is no claim);
 * ``citations``: ``[1]`` / ``(Source 2)`` markers checked against the documents.
+* claims that reason over the context (:mod:`benchmarks.reasoning_cases`, kept as data):
+  ``context-statements``, ``records``, ``trends``...
 
 Every case states the verdict expected of each claim, in order (``"not-yes"`` accepts
 ``no`` or ``idk``), and optionally the citation status of each claim and a check of
@@ -30,7 +32,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MECHANISMS = ("composite", "structured", "web", "numbers", "answer-table", "citations")
+from .reasoning_cases import REASONING_CASES
+
+MECHANISMS = (
+    "composite",
+    "structured",
+    "web",
+    "numbers",
+    "answer-table",
+    "citations",
+    *dict.fromkeys(c["mechanism"] for c in REASONING_CASES),
+)
 
 REFUND_DOCS = [
     "Cancellation: Annual plans may be cancelled within 14 days of purchase.",
@@ -601,6 +613,33 @@ CASES: list[EvidenceCase] = [
 ]
 
 
+def _data_check(result: dict, rules: tuple) -> Callable[[object, list[str]], bool]:
+    """The check of a data case: result fields, and which claims a rule decided."""
+
+    def check(r, _w) -> bool:
+        fields = all(getattr(r, k) == v for k, v in result.items())
+        ruled = all(
+            want is None or (getattr(c, "rule", None) is not None) == want
+            for c, want in zip(r.claims, rules)
+        )
+        return fields and ruled
+
+    return check
+
+
+def _from_data(d: dict) -> EvidenceCase:
+    result, rules = d.get("result", {}), tuple(d.get("rules", ()))
+    crit = ", ".join(
+        [f"{k} == {v!r}" for k, v in result.items()]
+        + ([f"decided by rule: {list(rules)}"] if rules else [])
+    )
+    fields = {k: v for k, v in d.items() if k not in ("result", "rules")}
+    check = _data_check(result, rules) if (result or rules) else None
+    return EvidenceCase(**fields, check=check, criterion=crit)
+
+
+CASES.extend(_from_data(d) for d in REASONING_CASES)
+
 # -- running ---------------------------------------------------------------------------------
 
 
@@ -733,7 +772,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--backend", choices=("torch", "onnx-fp32", "onnx"), default="onnx-fp32")
     p.add_argument("--out-dir", type=Path, default=Path(__file__).resolve().parent / "results")
     p.add_argument("--name", default="evidence_cases", help="output file stem")
+    p.add_argument("--only", default="", help="comma-separated mechanisms to run (default: all)")
     args = p.parse_args(argv)
+    only = {m.strip() for m in args.only.split(",") if m.strip()}
     import transformers
 
     from nli_faith.scorer import FaithfulnessScorer
@@ -744,7 +785,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         backend="torch" if args.backend == "torch" else "onnx",
         onnx_quantize=args.backend == "onnx",
     )
-    rows = run_evidence_cases(scorer)
+    rows = run_evidence_cases(scorer, [c for c in CASES if not only or c.mechanism in only])
     s = summarize(rows)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / f"{args.name}.json").write_text(

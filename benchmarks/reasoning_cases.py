@@ -1,0 +1,131 @@
+"""Edge cases of claims that reason over the context, as plain data.
+
+Each case is a dict with the fields of :class:`benchmarks.evidence_cases.EvidenceCase`
+(``key``, ``mechanism``, ``title``, ``response``, ``context``, ``verdicts``) and
+optionally ``result``: fields the result must have (``{"n_abstentions": 1}``), and
+``rules``: for each claim, whether a rule (``ClaimVerdict.rule``) must have decided it
+(True), must not have (False), or either (None). Kept as data so the cases can move to
+another suite unchanged. Mechanisms:
+
+* ``context-statements``: abstentions, "X is not mentioned", a context statement
+  joined to a world claim;
+* ``records``: references as RAG systems write them (JSON-like records with units,
+  Python reprs, ``key: value`` runs, CSV fragments; tickers and metric abbreviations);
+* ``trends``: rises and falls, comparisons, extremes and multiples over a record.
+"""
+
+from __future__ import annotations
+
+SLEEP = (
+    "Several factors were linked to better sleep in the survey: a fixed bedtime, less "
+    "caffeine in the afternoon and regular exercise."
+)
+SLEEP_STORIES = (
+    "Several factors were linked to better sleep in the survey: a fixed bedtime and "
+    "watching stories with a parent before bed."
+)
+MUSEUM = "Tickets cost $15 for adults. The museum is in the old town, next to the cathedral."
+
+CONTEXT_STATEMENTS: list[dict] = [
+    {
+        "key": "x1",
+        "mechanism": "context-statements",
+        "title": "an abstention alone: no claim, counted apart, no score",
+        "response": "Unable to answer based on the given passages.",
+        "context": MUSEUM,
+        "verdicts": (),
+        "result": {"n_abstentions": 1, "strict": None, "lenient": None},
+    },
+    {
+        "key": "x2",
+        "mechanism": "context-statements",
+        "title": "an abstention beside a supported claim is left out of both formulas",
+        "response": "Tickets cost $15 for adults. The passages do not provide further explanation.",
+        "context": MUSEUM,
+        "verdicts": ("yes",),
+        "result": {"n_abstentions": 1, "strict": 1.0, "lenient": 1.0},
+    },
+    {
+        "key": "x3",
+        "mechanism": "context-statements",
+        "title": "'X is not mentioned' and no chunk is about X",
+        "response": "Watching stories is not mentioned as a factor.",
+        "context": SLEEP,
+        "verdicts": ("yes",),
+        "rules": (True,),
+    },
+    {
+        "key": "x4",
+        "mechanism": "context-statements",
+        "title": "'X is not mentioned' but a chunk is about X",
+        "response": "Watching stories is not mentioned as a factor.",
+        "context": SLEEP_STORIES,
+        "verdicts": ("no",),
+        "rules": (True,),
+    },
+    {
+        "key": "x5",
+        "mechanism": "context-statements",
+        "title": "'the documents do not mention X', X absent",
+        "response": "The documents do not mention a student discount.",
+        "context": ["Adults pay $20 per visit.", "Seniors pay $12 per visit."],
+        "verdicts": ("yes",),
+        "rules": (True,),
+    },
+    {
+        "key": "x6",
+        "mechanism": "context-statements",
+        "title": "'there is no information about X', X present",
+        "response": "There is no information about parking in the documents.",
+        "context": ["Free parking is available behind the building.", "Doors open at 8 am."],
+        "verdicts": ("no",),
+        "rules": (True,),
+    },
+    {
+        "key": "x7",
+        "mechanism": "context-statements",
+        "title": "context statement joined to a supported world claim: both checked",
+        "response": "The context does not list opening hours, but a ticket costs $15.",
+        "context": MUSEUM,
+        "verdicts": ("yes", "yes"),
+        "rules": (True, False),
+    },
+    {
+        "key": "x8",
+        "mechanism": "context-statements",
+        "title": "guard: a hallucination behind a context preamble is still checked",
+        "response": "The passages do not mention refunds, but a ticket costs $40.",
+        "context": MUSEUM,
+        "verdicts": ("yes", "not-yes"),
+        "rules": (True, False),
+    },
+    {
+        "key": "x9",
+        "mechanism": "context-statements",
+        "title": "guard: a negative claim about the world is no context statement",
+        "response": "Meals are not included.",
+        "context": "The tour price includes lunch and dinner at local restaurants.",
+        "verdicts": ("not-yes",),
+        "rules": (False,),
+    },
+    {
+        "key": "x10",
+        "mechanism": "context-statements",
+        "title": "'the price is not specified' while the context states an amount",
+        "response": "The price is not specified in the context.",
+        "context": MUSEUM,
+        "verdicts": ("no",),
+        "rules": (True,),
+    },
+    {
+        "key": "x11",
+        "mechanism": "context-statements",
+        "title": "world claim first, then the context statement",
+        "response": "Tickets cost $15, although the documents do not say whether parking is free.",
+        "context": MUSEUM,
+        "verdicts": ("yes", "yes"),
+        "rules": (False, True),
+    },
+]
+
+REASONING_CASES: list[dict] = CONTEXT_STATEMENTS
