@@ -128,4 +128,96 @@ CONTEXT_STATEMENTS: list[dict] = [
     },
 ]
 
-REASONING_CASES: list[dict] = CONTEXT_STATEMENTS
+MSFT_ROE = 'MSFT ROE: {"2022": 47.2%, "2023": 38.8%, "2024": 37.1%}'
+ORDER = 'Order #4411: {"items": 3, "total": $59.90, "status": "shipped"}'
+
+
+def _case(key: str, mechanism: str, title: str, response: str, context, verdicts, **kw) -> dict:
+    return {"key": key, "mechanism": mechanism, "title": title, "response": response,
+            "context": context, "verdicts": verdicts, **kw}  # fmt: skip
+
+
+RECORDS: list[dict] = [
+    _case(
+        "r1",
+        "records",
+        "JSON-like record with % values, ticker and metric abbreviated",
+        "Microsoft's return on equity was 38.8% in 2023.",
+        MSFT_ROE,
+        ("yes",),
+    ),
+    _case(
+        "r2",
+        "records",
+        "the same record, the value of another year",
+        "Microsoft's return on equity was 47.2% in 2023.",
+        MSFT_ROE,
+        ("not-yes",),
+    ),
+    _case(
+        "r3",
+        "records",
+        "Python repr with single quotes, a ticker the letters do not give",
+        "Coca-Cola paid a dividend of $1.84 per share in 2023.",
+        "KO dividend per share (USD): {'2022': 1.76, '2023': 1.84}",
+        ("yes",),
+    ),
+    _case(
+        "r4",
+        "records",
+        "YAML-style nested labels with year keys",
+        "Microsoft's ROE was 38.8% in 2023.",
+        "MSFT:\n  ROE:\n    2022: 47.2%\n    2023: 38.8%\n",
+        ("yes",),
+    ),
+    _case(
+        "r5",
+        "records",
+        "EPS spelled out in the answer",
+        "Alphabet's earnings per share were $5.80 in 2023.",
+        'GOOGL EPS (USD): {"2022": 4.56, "2023": 5.80}',
+        ("yes",),
+    ),
+    _case(
+        "r6",
+        "records",
+        "record with an ID in its label: the count is the field's",
+        "The order contained 3 items.",
+        ORDER,
+        ("yes",),
+    ),
+    _case(
+        "r7",
+        "records",
+        "guard: the order's ID is no count of items",
+        "The order contained 4411 items.",
+        ORDER,
+        ("not-yes",),
+    ),
+    _case(
+        "r8",
+        "records",
+        "YoY growth record",
+        "Revenue grew 12% year over year in 2024.",
+        'ACME revenue growth YoY: {"2023": 8%, "2024": 12%}',
+        ("yes",),
+    ),
+    _case(
+        "r9",
+        "records",
+        "abbreviation in the answer, spelled out in the context",
+        "MSFT ROE was 37.1% in 2024.",
+        "Microsoft's return on equity was 37.1% in 2024.",
+        ("yes",),
+    ),
+    _case(
+        "r10",
+        "records",
+        "guard: a year key is no value",
+        "Microsoft's return on equity was 2023%.",
+        MSFT_ROE,
+        ("not-yes",),
+    ),
+]
+
+REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS

@@ -96,7 +96,7 @@ def _quantity_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]
 
 def _alias_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
     if not _ACRONYM_RE.search(premise):
-        return []
+        return _reverse_alias_edits(premise, hypothesis)
     names = [_LEADING_ARTICLE_RE.sub("", m.group(0)) for m in _NAME_RE.finditer(hypothesis)]
     if not names:
         return []
@@ -109,6 +109,29 @@ def _alias_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
         fits = [n for n in names if n.lower() not in premise_low and _abbreviates(short, n)]
         if fits:
             edits.append((m.start(), m.end(), max(fits, key=len)))
+    return edits
+
+
+def _reverse_alias_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
+    """The claim's abbreviation ("MSFT") for a name of the premise ("Microsoft") that the
+    claim does not spell out."""
+    shorts = [
+        m.group(0)
+        for m in _ACRONYM_RE.finditer(hypothesis)
+        if m.group(0) not in _NOT_ACRONYMS and m.group(0) not in premise
+    ]
+    if not shorts:
+        return []
+    hyp_low = hypothesis.lower()
+    edits = []
+    for m in _NAME_RE.finditer(premise):
+        name = _LEADING_ARTICLE_RE.sub("", m.group(0))
+        if name.lower() in hyp_low:
+            continue
+        fits = [s for s in shorts if _abbreviates(s, name)]
+        if fits:
+            start = m.end() - len(name)
+            edits.append((start, m.end(), fits[0]))
     return edits
 
 

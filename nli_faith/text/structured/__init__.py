@@ -12,7 +12,8 @@ Rules (the same for a context and for an answer):
 
 * **JSON** objects and arrays (parsed by :mod:`json`, or, ending a line, leniently:
   values with units such as ``47.2%``, Python reprs, bare keys, a trailing comma; see
-  :mod:`.lenient`; a block that does not parse either way is left as text). The label before it on its line ("AAPL revenue (USD bn): {...}"), or
+  :mod:`.lenient`; a block that does not parse either way is left as text). The
+  label before it on its line ("AAPL revenue (USD bn): {...}"), or
   a line ending in ":" just above, is the *title*. An object of scalars is a
   *record*: one statement for the whole record and, when it has several fields, one
   per field. Nested objects extend the title with their key; arrays of objects are
