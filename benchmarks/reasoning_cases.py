@@ -220,4 +220,34 @@ RECORDS: list[dict] = [
     ),
 ]
 
-REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS
+ABB_ROE = 'ABB ROE: {"2022": 21.4%, "2023": 28.6%, "2024": 24.1%}'
+SALES = "Online sales were $12 million in 2021, $18 million in 2022 and $24 million in 2023."
+
+TRENDS: list[dict] = [
+    _case("t1", "trends", "fell from X in Y to Z in W, as the record says",
+          "ABB's ROE fell from 28.6% in 2023 to 24.1% in 2024.", ABB_ROE, ("yes",),
+          rules=(True,)),
+    _case("t2", "trends", "rose from X to Z: the values are right, the direction is not",
+          "ABB's ROE rose from 28.6% in 2023 to 24.1% in 2024.", ABB_ROE, ("no",),
+          rules=(True,)),
+    _case("t3", "trends", "higher in one year than in another",
+          "ABB's return on equity was higher in 2023 than in 2024.", ABB_ROE, ("yes",)),
+    _case("t4", "trends", "the highest year is another one",
+          "ABB's ROE was highest in 2024.", ABB_ROE, ("no",)),
+    _case("t5", "trends", "doubled, in prose",
+          "Online sales doubled from 2021 to 2023.", SALES, ("yes",)),
+    _case("t6", "trends", "increased by 6 million: a difference of two values",
+          "Online sales increased by $6 million from 2022 to 2023.", SALES, ("yes",)),
+    _case("t7", "trends", "rose by about 7 points, hedged",
+          "ABB's ROE rose by about 7 points from 2022 to 2023.", ABB_ROE, ("yes",)),
+    _case("t8", "trends", "a wrong start value",
+          "Online sales grew from $10 million in 2021 to $24 million in 2023.", SALES,
+          ("no",)),
+    _case("t9", "trends", "guard: the years are not values ('from 2022 to 2023' without values)",
+          "Online sales rose from 2022 to 2023.", SALES, ("yes",)),
+    _case("t10", "trends", "guard: another company's record decides nothing",
+          "Siemens' ROE fell from 28.6% in 2023 to 24.1% in 2024.", ABB_ROE, ("not-yes",),
+          rules=(False,)),
+]  # fmt: skip
+
+REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS + TRENDS

@@ -7,7 +7,9 @@ field then says which rule decided and why. The rules:
 * **context statements** (:mod:`nli_faith.text.context_statements`): an abstention
   ("Unable to answer based on the given passages.") is no claim about the world: it is
   taken out of the claims and the scores, and counted in ``n_abstentions``; an
-  absence claim ("X is not mentioned") is judged by :mod:`nli_faith.rules.absence`.
+  absence claim ("X is not mentioned") is judged by :mod:`nli_faith.rules.absence`;
+* **trends and comparisons** over a series of yearly values (rose / fell from ... to,
+  by N points, doubled, higher than, the highest): :mod:`nli_faith.rules.trends`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from nli_faith.rules.absence import judge_absence
+from nli_faith.rules.trends import judge_trend
 from nli_faith.scoring.composite import is_composite
 from nli_faith.scoring.verdicts import ClaimDecisions
 from nli_faith.text.chunking import Chunk
@@ -67,6 +70,14 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
             e_chunk[i] = -1 if j.verdict == "no" else chunk
             c_chunk[i] = chunk if j.verdict == "no" else -1
             notes[i] = f"absence claim: {j.note}"
+        elif (t := judge_trend(claim.text, plain)) is not None:
+            chunk = plain_idx[t.chunk]
+            verdicts[i] = t.verdict
+            p_e[i] = 1.0 if t.verdict == "yes" else 0.0
+            p_c[i] = 1.0 if t.verdict == "no" else 0.0
+            e_chunk[i] = chunk if t.verdict == "yes" else -1
+            c_chunk[i] = chunk if t.verdict == "no" else -1
+            notes[i] = f"trend over a series: {t.note}"
     return Ruled(
         replace(
             d,
