@@ -250,4 +250,41 @@ TRENDS: list[dict] = [
           rules=(False,)),
 ]  # fmt: skip
 
-REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS + TRENDS
+RETURNS = [
+    "Returns: Items may be returned within 30 days of delivery.",
+    "Exceptions: Electronics have a 14-day return window.",
+]
+SHIPPING = "Orders over $50 ship free. Premium members get free shipping on all orders over $25."
+LIBRARY = "Members can borrow up to 10 books at a time. Gold members can borrow up to 12 books."
+
+EXCEPTIONS: list[dict] = [
+    _case("e1", "exceptions", "the rule's bound for the exception's subject",
+          "Electronics can be returned within 30 days.", RETURNS, ("not-yes",)),
+    _case("e2", "exceptions", "the exception's own bound",
+          "Electronics can be returned within 14 days.", RETURNS, ("yes",)),
+    _case("e3", "exceptions", "guard: the general rule, stated generally, keeps its support",
+          "Items may be returned within 30 days of delivery.", RETURNS, ("yes",),
+          rules=(False,)),
+    _case("e4", "exceptions", "a tier with another threshold: the general one is not support",
+          "Premium members get free shipping on orders over $50.", SHIPPING, ("not-yes",)),
+    _case("e5", "exceptions", "the tier's own threshold",
+          "Premium members get free shipping on orders over $25.", SHIPPING, ("yes",)),
+    _case("e6", "exceptions", "a named tier's limit differs from the members' limit",
+          "Gold members can borrow 10 books at a time.", LIBRARY, ("not-yes",)),
+    _case("e7", "exceptions", "guard: a statement about another predicate does not override",
+          "Electronics ship within 3 days.",
+          ["Orders ship within 3 days.", "Exceptions: Electronics have a 14-day return window."],
+          ("yes",), rules=(False,)),
+    _case("e8", "exceptions", "a model year is a name, not a value: its own warranty decides",
+          "The 2024 model has a 2-year warranty.",
+          "All models come with a 2-year warranty. The 2024 model comes with a 3-year warranty.",
+          ("not-yes",)),
+    _case("e9", "exceptions", "guard: the general members' limit, stated as such",
+          "Members can borrow up to 10 books at a time.", LIBRARY, ("yes",), rules=(False,)),
+    _case("e10", "exceptions", "an exception by negation",
+          "Sale items can be returned within 30 days.",
+          ["Items may be returned within 30 days.", "Sale items cannot be returned."],
+          ("not-yes",)),
+]  # fmt: skip
+
+REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS + TRENDS + EXCEPTIONS

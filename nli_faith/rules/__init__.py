@@ -9,7 +9,9 @@ field then says which rule decided and why. The rules:
   taken out of the claims and the scores, and counted in ``n_abstentions``; an
   absence claim ("X is not mentioned") is judged by :mod:`nli_faith.rules.absence`;
 * **trends and comparisons** over a series of yearly values (rose / fell from ... to,
-  by N points, doubled, higher than, the highest): :mod:`nli_faith.rules.trends`.
+  by N points, doubled, higher than, the highest): :mod:`nli_faith.rules.trends`;
+* **exceptions**: a supported claim that a more specific statement about its subject
+  contradicts (another bound, a negation) is ``no``: :mod:`nli_faith.rules.exceptions`.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from nli_faith.rules.absence import judge_absence
+from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.trends import judge_trend
 from nli_faith.scoring.composite import is_composite
 from nli_faith.scoring.verdicts import ClaimDecisions
-from nli_faith.text.chunking import Chunk
+from nli_faith.text.chunking import Chunk, sentence_members
 from nli_faith.text.claims import Claim
 
 __all__ = ["Ruled", "apply_rules", "explain_abstentions", "rule_rows"]
@@ -78,6 +81,11 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
             e_chunk[i] = chunk if t.verdict == "yes" else -1
             c_chunk[i] = chunk if t.verdict == "no" else -1
             notes[i] = f"trend over a series: {t.note}"
+        elif verdicts[i] == "yes" and (x := _exception(claim.text, chunks, int(e_chunk[i]))):
+            k, note = x
+            verdicts[i], p_e[i], p_c[i] = "no", 0.0, 1.0
+            c_chunk[i] = k
+            notes[i] = f"exception: {note}"
     return Ruled(
         replace(
             d,
@@ -90,6 +98,25 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
         notes,
         abstain,
     )
+
+
+def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] | None:
+    """A single-sentence chunk more specific than the sentences of the supporting chunk
+    ``j`` that decides against the claim: ``(its index, why)``."""
+    if j < 0:
+        return None
+    members = sentence_members(chunks)
+    singles = sorted((k for k, m in enumerate(members) if m == [k] and not chunks[k].parts),
+                     key=lambda k: len(chunks[k].text))  # fmt: skip
+    texts = [chunks[k].text for k in singles]
+    general = [p.text for p in chunks[j].parts] or [chunks[m].text for m in members[j]]
+    if len(general) == 1 and (why := differing_bound(claim, general[0])):
+        return j, why
+    for g in general:
+        x = judge_exception(claim, texts, g)
+        if x is not None:
+            return singles[x.chunk], x.note
+    return None
 
 
 def explain_abstentions(n: int) -> str:
