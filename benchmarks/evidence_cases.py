@@ -16,7 +16,8 @@ Mechanisms covered (``EvidenceCase.mechanism``):
 
 Every case states the verdict expected of each claim, in order (``"not-yes"`` accepts
 ``no`` or ``idk``), and optionally the citation status of each claim and a check of
-its own. The quality benchmark runs the suite too (``benchmarks.quality``); run alone,
+its own (``"not-no"`` accepts ``yes`` or ``idk``). The quality benchmark runs the
+suite too (``benchmarks.quality``); run alone,
 it writes ``evidence_cases.md`` and ``evidence_cases.json`` to ``--out-dir``. The
 runner reads new result fields with ``getattr`` so that it also runs against an older
 checkout of the library (for a before / after comparison).
@@ -99,7 +100,7 @@ class EvidenceCase:
     title: str
     response: str
     context: str | list[str]
-    #: Expected verdict of each claim, in order: "yes", "no", "idk" or "not-yes".
+    #: Expected verdict of each claim, in order: "yes", "no", "idk", "not-yes" or "not-no".
     verdicts: tuple[str, ...]
     #: Expected citation status of each claim (None: the claim cites nothing).
     citations: tuple[str | None, ...] | None = None
@@ -653,7 +654,9 @@ class _Collect(logging.Handler):
 
 
 def _verdict_ok(expected: str, got: str) -> bool:
-    return got in ("no", "idk") if expected == "not-yes" else got == expected
+    if expected in ("not-yes", "not-no"):
+        return got != expected[4:]
+    return got == expected
 
 
 def evaluate(case: EvidenceCase, r, warnings: list[str]) -> tuple[bool, list[str]]:

@@ -287,4 +287,45 @@ EXCEPTIONS: list[dict] = [
           ("not-yes",)),
 ]  # fmt: skip
 
-REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS + TRENDS + EXCEPTIONS
+TRIALS = [
+    "The first trial found a 10% reduction in blood pressure.",
+    "The second trial found a 7% reduction in blood pressure.",
+]
+HOSPITALS = "Patients were recruited at the Oslo, Bergen and Tromso hospitals."
+
+AGGREGATES: list[dict] = [
+    _case("g1", "aggregates", "three trials claimed, two described",
+          "The three trials all showed a reduction in blood pressure.", TRIALS, ("no",),
+          rules=(True,)),
+    _case("g2", "aggregates", "both trials, two described",
+          "Both trials showed a reduction in blood pressure.", TRIALS, ("yes",),
+          rules=(False,)),
+    _case("g3", "aggregates", "'both' when three are described",
+          "Both trials showed a reduction in blood pressure.",
+          TRIALS + ["The third trial found no change in blood pressure."], ("no",),
+          rules=(True,)),
+    _case("g4", "aggregates", "four hospitals claimed, three named",
+          "Patients were recruited at four hospitals.", HOSPITALS, ("no",), rules=(True,)),
+    _case("g5", "aggregates", "three hospitals claimed, three named",
+          "Patients were recruited at three hospitals.", HOSPITALS, ("yes",)),
+    _case("g6", "aggregates", "guard: a label is no count ('Trial 3')",
+          "Trial 3 showed a reduction in blood pressure.",
+          "Trial 1 showed no change. Trial 3 showed a reduction in blood pressure.", ("yes",),
+          rules=(False,)),
+    _case("g7", "aggregates", "guard: the context states the count itself",
+          "All five members voted in favour.",
+          "The committee has five members. Every member voted in favour.", ("not-no",),
+          rules=(False,)),
+    _case("g8", "aggregates", "none of three branches, two named",
+          "None of the three branches reported losses.",
+          "The Lisbon branch and the Porto branch both reported profits.", ("no",),
+          rules=(True,)),
+    _case("g9", "aggregates", "four studies claimed, studies A and B described",
+          "All four studies found the same effect.",
+          "Study A and Study B found the same effect on sleep.", ("no",), rules=(True,)),
+    _case("g10", "aggregates", "guard: a year before the noun is no count",
+          "The 2021 trials showed a reduction in blood pressure.", TRIALS, ("not-yes",),
+          rules=(False,)),
+]  # fmt: skip
+
+REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS + TRENDS + EXCEPTIONS + AGGREGATES

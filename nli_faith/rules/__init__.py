@@ -10,6 +10,8 @@ field then says which rule decided and why. The rules:
   absence claim ("X is not mentioned") is judged by :mod:`nli_faith.rules.absence`;
 * **trends and comparisons** over a series of yearly values (rose / fell from ... to,
   by N points, doubled, higher than, the highest): :mod:`nli_faith.rules.trends`;
+* **aggregates**: a count of what the context enumerates otherwise ("the three
+  trials" against a first and a second trial) is ``no``: :mod:`nli_faith.rules.aggregates`;
 * **exceptions**: a supported claim that a more specific statement about its subject
   contradicts (another bound, a negation) is ``no``: :mod:`nli_faith.rules.exceptions`.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from nli_faith.rules.absence import judge_absence
+from nli_faith.rules.aggregates import judge_count
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.trends import judge_trend
 from nli_faith.scoring.composite import is_composite
@@ -81,6 +84,13 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
             e_chunk[i] = chunk if t.verdict == "yes" else -1
             c_chunk[i] = chunk if t.verdict == "no" else -1
             notes[i] = f"trend over a series: {t.note}"
+        elif (g := judge_count(claim.text, plain)) is not None:
+            chunk = plain_idx[g.chunk] if g.chunk >= 0 else -1
+            verdicts[i] = g.verdict
+            p_e[i], p_c[i] = (1.0, 0.0) if g.verdict == "yes" else (0.0, 1.0)
+            e_chunk[i] = chunk if g.verdict == "yes" else -1
+            c_chunk[i] = chunk if g.verdict == "no" else -1
+            notes[i] = f"aggregate: {g.note}"
         elif verdicts[i] == "yes" and (x := _exception(claim.text, chunks, int(e_chunk[i]))):
             k, note = x
             verdicts[i], p_e[i], p_c[i] = "no", 0.0, 1.0
