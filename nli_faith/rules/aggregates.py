@@ -80,13 +80,15 @@ def _claimed_counts(claim: str) -> list[tuple[int, str]]:
     return out
 
 
-def _enumerated(noun: str, text: str) -> set[str]:
-    """The instances of ``noun`` that ``text`` names, by ordinal, label or name."""
+def _enumerated(noun: str, text: str, *, implied: bool = True) -> set[str]:
+    """The instances of ``noun`` that ``text`` names, by ordinal, label or name; with
+    ``implied``, "the second trial" also stands for a first one."""
     n = re.escape(noun)
     plural = rf"{n}(?:s|es)?"
     found: set[str] = set()
     for m in re.finditer(rf"\b(?P<o>{'|'.join(_ORDINALS)})\s+(?:\w+\s+)?{plural}\b", text, re.I):
-        found |= {f"#{k}" for k in range(1, _ORDINALS[m.group("o").lower()] + 1)}
+        k = _ORDINALS[m.group("o").lower()]
+        found |= {f"#{i}" for i in range(1 if implied else k, k + 1)}
     for m in re.finditer(rf"(?i:\b{n})\s+(?P<l>[A-Z]|\d{{1,2}}|[IVX]{{1,4}})\b", text):
         found.add(f"label {m.group('l')}")
     listed = rf"(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+and\s+(?:the\s+)?{_NAME})\s+{plural}\b"
@@ -132,7 +134,9 @@ def judge_count(claim: str, chunks: Sequence[str]) -> CountJudgement | None:
             if mine - seen:
                 where = j if where < 0 or len(mine) > len(seen) else where
             seen |= mine
-        whole = [j for j, t in enumerate(chunks) if len(_enumerated(noun, t)) == len(seen)]
+        whole = [
+            j for j, t in enumerate(chunks) if len(_enumerated(noun, t, implied=False)) == len(seen)
+        ]
         if len(seen) == n >= 2 and whole:
             j = whole[0]
             words = _words_outside_counts(claim) - {noun}
