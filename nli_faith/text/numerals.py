@@ -539,7 +539,7 @@ def equivalent(claimed: Quantity, stated: Quantity) -> bool:
         (True, False)
     """
     if claimed.kind != "quantity" or stated.kind != "quantity":
-        if claimed.kind == "quantity" and claimed.dimension:
+        if claimed.kind == "quantity" and claimed.dimension != stated.dimension:
             return False  # "2023%" or "4411 items" is not stated by a year or an ID
         return bool(claimed.number) and claimed.number == stated.number
     pair = _comparable(claimed, stated)
@@ -555,7 +555,8 @@ def _supported(q: Quantity, have: tuple[Quantity, ...], have_numbers: frozenset[
         # an amount ("4411 items", "2023%") is not stated by an ID or a year that
         # happens to be the same number ("Order #4411", "in 2023")
         return not (q.kind == "quantity" and q.dimension) or any(
-            c.number == q.number and c.kind not in ("id", "year") for c in have
+            c.number == q.number and (c.kind not in ("id", "year") or c.dimension == q.dimension)
+            for c in have
         )
     return any(equivalent(q, c) for c in have)
 
