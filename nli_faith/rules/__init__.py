@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -115,7 +116,7 @@ def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] |
     ``j`` that decides against the claim: ``(its index, why)``."""
     if j < 0:
         return None
-    members = sentence_members(chunks)
+    members = _members(tuple(chunks))
     singles = sorted((k for k, m in enumerate(members) if m == [k] and not chunks[k].parts),
                      key=lambda k: len(chunks[k].text))  # fmt: skip
     texts = [chunks[k].text for k in singles]
@@ -127,6 +128,11 @@ def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] |
         if x is not None:
             return singles[x.chunk], x.note
     return None
+
+
+@lru_cache(maxsize=8)
+def _members(chunks: tuple[Chunk, ...]) -> list[list[int]]:
+    return sentence_members(chunks)  # the same for every claim of a response
 
 
 def explain_abstentions(n: int) -> str:
