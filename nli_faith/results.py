@@ -70,6 +70,9 @@ class ClaimVerdict:
     cited_docs: list[int] | None = None
     #: For a claim with citations: whether its cited documents support it.
     citation: CitationStatus | None = None
+    #: When a rule rather than the model decided the verdict (``nli_faith.rules``): which
+    #: rule and why ("absence claim: no part of the context is about ..."); else None.
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,9 @@ class FaithfulnessResult:
     #: uncited document; None when the response has no citation markers.
     n_cited: int | None = None
     n_misattributed: int | None = None
+    #: Sentences that decline to answer ("Unable to answer based on the given passages."):
+    #: not claims about the world, so left out of ``claims`` and of every score.
+    n_abstentions: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -137,6 +143,9 @@ def output_record(
         out.pop("self_knowledge_rate")
         for claim in out["claims"]:
             claim.pop("reference_label")
+    for claim in out["claims"]:  # only claims a rule decided say so
+        if claim.get("rule", "") is None:
+            claim.pop("rule")
     return out
 
 

@@ -28,6 +28,7 @@ from nli_faith.errors import (
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult, Span
+from nli_faith.rules import apply_rules, explain_abstentions, rule_rows
 from nli_faith.scoring.bands import (
     DEFAULT_BAND_HIGH,
     DEFAULT_BAND_LOW,
@@ -211,7 +212,9 @@ class FaithfulnessScorer:
         from nli_faith.nli.model import NLIModel
         from nli_faith.nli.registry import decision_defaults
 
-        self.splitter = ClaimSplitter(granularity=granularity, spacy_model=spacy_model)
+        self.splitter = ClaimSplitter(
+            granularity=granularity, spacy_model=spacy_model, context_statements=True
+        )
         self.nli = NLIModel(
             model,
             device=device,
@@ -358,6 +361,8 @@ class FaithfulnessScorer:
             if extra:
                 chunks = chunks + extra
                 mask = np.hstack([mask, extra_mask])
+        if claims:  # rules stage: claims about the context itself need no model pair
+            mask &= ~rule_rows(claims)[:, None]
         return claims, chunks, mask
 
     def _run(self, plans, masks: list[np.ndarray], probs: list[np.ndarray], progress: bool) -> None:
@@ -478,6 +483,9 @@ class FaithfulnessScorer:
             entail_threshold=entail_threshold,
             contradict_threshold=contradict_threshold,
         )
+        # rules stage (nli_faith.rules): verdicts decided by rule, abstentions set apart
+        ruled = apply_rules(m.claims, m.chunks, d)
+        d, kept = ruled.decisions, ruled.kept
         cited = [c.cites for c in m.claims]
         statuses: list[str | None] = [None] * len(m.claims)
         if any(c is not None for c in cited):
@@ -490,7 +498,7 @@ class FaithfulnessScorer:
             )
             statuses = citation_statuses(ok, cited, m.chunks)
         verdicts = list(d.verdicts)
-        scores = compute_scores(verdicts, d.p_entail)
+        scores = compute_scores([verdicts[i] for i in kept], d.p_entail[kept])
         thresholds = BandThresholds(
             high=self.bands.high if band_high is None else band_high,
             low=self.bands.low if band_low is None else band_low,
@@ -502,12 +510,15 @@ class FaithfulnessScorer:
             nearest_entailment(m.probs, m.mask),
             thresholds=thresholds,
         )
-        reason = explain(scores, verdicts, [c.text for c in m.claims])
+        reason = explain(scores, [verdicts[i] for i in kept], [m.claims[i].text for i in kept])
+        if len(kept) < len(m.claims):
+            reason = f"{reason} {explain_abstentions(len(m.claims) - len(kept))}"
         if m.claims and not m.chunks:
             reason = f"{E_CONTEXT_EMPTY} {reason}"
         claims_out = []
         spans = [(c.doc_index, c.start, c.end) for c in m.chunks]
-        for i, claim in enumerate(m.claims):
+        for i in kept:
+            claim = m.claims[i]
             j = int(d.evidence_chunk[i])
             ev = None
             if j >= 0 and m.chunks:
@@ -530,14 +541,18 @@ class FaithfulnessScorer:
                         if bands[i] != "uncertain"
                         else [_evidence(m.chunks[j]) for j in top_chunks(m.probs, m.mask, spans, i)]
                     ),
+                    rule=ruled.notes[i],
                 )
             )
         n_cited = n_wrong = None
-        if any(c is not None for c in cited):
-            n_cited = sum(c is not None for c in cited)
+        if any(cited[i] is not None for i in kept):
+            n_cited = sum(cited[i] is not None for i in kept)
+            statuses = [statuses[i] for i in kept]
             n_wrong = statuses.count("misattributed")
             reason = " ".join(
-                x for x in (reason, explain_citations(statuses, [c.text for c in m.claims])) if x
+                x
+                for x in (reason, explain_citations(statuses, [m.claims[i].text for i in kept]))
+                if x
             )
         return FaithfulnessResult(
             lenient=scores.lenient,
@@ -551,7 +566,8 @@ class FaithfulnessScorer:
             claims=claims_out,
             n_cited=n_cited,
             n_misattributed=n_wrong,
-            n_uncertain=int((bands == "uncertain").sum()),
+            n_uncertain=int((bands[kept] == "uncertain").sum()),
+            n_abstentions=len(m.claims) - len(kept),
         )
 
     # -- presets ----------------------------------------------------------------

@@ -49,10 +49,30 @@ def test_arrays_of_objects_are_records_named_by_their_name_field():
     assert records == ["Plans Basic: price $10; 1 seats.", "Plans Pro, price: $20."]
 
 
+def test_records_as_rag_systems_write_them_are_read_leniently_with_their_spans():
+    doc = 'MSFT ROE: {"2022": 47.2%, "2023": 38.8%, }'
+    stmts = structured_statements(doc)
+    assert [s.text for s in stmts] == [
+        "MSFT ROE: 47.2% in 2022; 38.8% in 2023.",
+        "MSFT ROE: 47.2% in 2022.",
+        "MSFT ROE: 38.8% in 2023.",
+    ]
+    assert doc[stmts[2].start : stmts[2].end] == '"2023": 38.8%'
+    py = "KO dividend (USD): {'2022': 1.76, '2023': 1.84, 'active': True}"
+    assert [s.text for s in structured_statements(py) if not s.part] == [
+        "KO dividend: $1.76 in 2022; $1.84 in 2023; active yes."
+    ]
+    yaml = "MSFT:\n  ROE:\n    2022: 47.2%\n    2023: 38.8%\n"
+    assert [s.text for s in structured_statements(yaml) if not s.part] == [
+        "MSFT ROE: 47.2% in 2022; 38.8% in 2023."
+    ]
+
+
 def test_malformed_json_citations_and_prose_braces_stay_text():
     for text in (
         'Bad: {"a": 1,, "b": 2}',
-        "{'single': 'quotes'}",
+        "f(x) = {x: x > 0}",
+        "Use {name} here and {x}.",
         "See [1] and [1, 2] for details.",
         "The set {a, b} is small.",
         '{"unterminated": [1, 2',

@@ -13,7 +13,11 @@ state alike is replaced by the claim's:
 * **abbreviations**: an all-capitals word of the chunk whose letters after the first run, in order,
   through a capitalised name of the claim that the chunk does not contain, starting
   with the same letter ("AAPL" / "Apple", "TSLA" / "Tesla", "WHO" / "World Health
-  Organization"); a two-letter one only as the name's initials ("US" / "United States").
+  Organization"); a two-letter one only as the name's initials ("US" / "United States");
+* **glossary terms** (:mod:`nli_faith.text.glossary`): a metric abbreviation or a
+  ticker of the chunk that the claim spells out ("ROE" / "return on equity", "KO" /
+  "Coca-Cola"), and the other way round ("return on equity" reads "ROE" when the
+  claim says "ROE").
 
 Only the text the model reads changes; evidence keeps pointing at the original chunk.
 
@@ -30,6 +34,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from nli_faith.text.glossary import METRICS, TICKERS
 from nli_faith.text.numerals import equivalent, extract_quantities
 
 __all__ = ["align_premise"]
@@ -46,7 +51,11 @@ _NOT_ACRONYMS = frozenset(
 @lru_cache(maxsize=16384)
 def align_premise(premise: str, hypothesis: str) -> str:
     """``premise`` with the hypothesis's wording of equivalent quantities and names."""
-    edits = _quantity_edits(premise, hypothesis) + _alias_edits(premise, hypothesis)
+    edits = (
+        _quantity_edits(premise, hypothesis)
+        + _glossary_edits(premise, hypothesis)
+        + _alias_edits(premise, hypothesis)
+    )
     if not edits:
         return premise
     out, pos = [], 0
@@ -87,7 +96,7 @@ def _quantity_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]
 
 def _alias_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
     if not _ACRONYM_RE.search(premise):
-        return []
+        return _reverse_alias_edits(premise, hypothesis)
     names = [_LEADING_ARTICLE_RE.sub("", m.group(0)) for m in _NAME_RE.finditer(hypothesis)]
     if not names:
         return []
@@ -103,6 +112,29 @@ def _alias_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
     return edits
 
 
+def _reverse_alias_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
+    """The claim's abbreviation ("MSFT") for a name of the premise ("Microsoft") that the
+    claim does not spell out."""
+    shorts = [
+        m.group(0)
+        for m in _ACRONYM_RE.finditer(hypothesis)
+        if m.group(0) not in _NOT_ACRONYMS and m.group(0) not in premise
+    ]
+    if not shorts:
+        return []
+    hyp_low = hypothesis.lower()
+    edits = []
+    for m in _NAME_RE.finditer(premise):
+        name = _LEADING_ARTICLE_RE.sub("", m.group(0))
+        if name.lower() in hyp_low:
+            continue
+        fits = [s for s in shorts if _abbreviates(s, name)]
+        if fits:
+            start = m.end() - len(name)
+            edits.append((start, m.end(), fits[0]))
+    return edits
+
+
 def _abbreviates(short: str, name: str) -> bool:
     """Is ``short`` ("AAPL") an abbreviation of ``name`` ("Apple")?"""
     letters = short.replace("&", "").lower()
@@ -114,3 +146,30 @@ def _abbreviates(short: str, name: str) -> bool:
         return False
     it = iter(name.lower())  # the first letter may repeat: "AAPL" / "Apple"
     return all(ch in it for ch in letters[1:])
+
+
+def _term_re(term: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w/&.]){re.escape(term)}(?![\w/&])")
+
+
+_GLOSSARY = [
+    (_term_re(short), tuple(re.compile(rf"\b{re.escape(f)}\b", re.I) for f in fulls), short)
+    for short, fulls in {**METRICS, **TICKERS}.items()
+]
+
+
+def _glossary_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
+    """Glossary abbreviations of the premise that the hypothesis spells out, and back."""
+    edits = []
+    for short_re, full_res, short in _GLOSSARY:
+        in_hyp = short_re.search(hypothesis)
+        for full_re in full_res:
+            said = full_re.search(hypothesis)
+            if said and not in_hyp and not full_re.search(premise):
+                edits.extend(
+                    (m.start(), m.end(), said.group(0)) for m in short_re.finditer(premise)
+                )
+                break
+            if in_hyp and not short_re.search(premise):
+                edits.extend((m.start(), m.end(), short) for m in full_re.finditer(premise))
+    return edits

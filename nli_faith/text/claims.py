@@ -30,6 +30,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from nli_faith.errors import E_GRANULARITY, E_NO_PARSER, ParserMissingError
+from nli_faith.text.context_statements import classify, split_joined
 from nli_faith.text.sentences import (
     CITATION_PATTERN,
     LIST_ITEM_PATTERN,
@@ -200,6 +201,12 @@ class Claim:
     start: int
     end: int
     cites: frozenset[int] | None = field(default=None, repr=False, compare=False)
+    #: For a sentence about the context itself (:mod:`nli_faith.text.context_statements`,
+    #: kept only with ``ClaimSplitter(context_statements=True)``): ``"abstention"`` or
+    #: ``"absence"``; None for a claim about the world.
+    kind: str | None = field(default=None, repr=False, compare=False)
+    #: For an absence claim: the thing it says the context does not mention.
+    about: str = field(default="", repr=False, compare=False)
 
 
 @dataclass
@@ -208,9 +215,13 @@ class _Piece:
 
     text: str
     offsets: list[int]
+    kind: str | None = None
+    about: str = ""
 
     def claim(self) -> Claim:
-        return Claim(self.text, self.offsets[0], self.offsets[-1] + 1)
+        return Claim(
+            self.text, self.offsets[0], self.offsets[-1] + 1, kind=self.kind, about=self.about
+        )
 
 
 class ClaimSplitter:
@@ -224,6 +235,12 @@ class ClaimSplitter:
         drop_non_claims: drop questions, pleasantries, meta sentences, headings, labels
             and code blocks, and strip meta prefixes. With ``False`` every segment that
             has a letter or digit is a claim (still cleaned of Markdown and citations).
+        context_statements: keep sentences about the context itself as claims marked
+            with their ``kind`` (``"abstention"``, or ``"absence"`` with what is said to be
+            missing in ``about``; :mod:`nli_faith.text.context_statements`) instead of
+            dropping them; the scorer judges them by rule. Either way, a sentence that
+            joins one to a claim about the world ("The context does not list prices, but
+            a ticket costs $15.") keeps the world claim.
 
     In clause mode a coordinated clause is split off only when it has its own subject;
     a clause that shares the subject of the first ("The company was founded in 1998
@@ -244,6 +261,7 @@ class ClaimSplitter:
         granularity: str = "sentence",
         spacy_model: str | None = None,
         drop_non_claims: bool = True,
+        context_statements: bool = False,
     ) -> None:
         if granularity not in GRANULARITIES:
             raise ValueError(
@@ -252,6 +270,7 @@ class ClaimSplitter:
         self.granularity = granularity
         self.spacy_model = spacy_model
         self.drop_non_claims = drop_non_claims
+        self.context_statements = context_statements
         self._parser: Language | None = None
         if granularity == "clause":
             self._parser = load_parser(spacy_model)
@@ -292,9 +311,7 @@ class ClaimSplitter:
             spans = _outside_blocks(text, spans, blocks)
         out = []
         for s, e in spans:
-            piece = self._segment_piece(text, s, e)
-            if piece is not None:
-                out.append(piece)
+            out.extend(self._segment_piece(text, s, e))
         if blocks:  # each table row / JSON record is a claim; headers and separators are not
             out.extend(
                 _Piece(st.text, [st.start] * (len(st.text) - 1) + [st.end - 1])
@@ -305,21 +322,21 @@ class ClaimSplitter:
             out.sort(key=lambda p: p.offsets[0])
         return out
 
-    def _segment_piece(self, text: str, s: int, e: int) -> _Piece | None:
-        """Clean one sentence span and decide whether it is a claim."""
+    def _segment_piece(self, text: str, s: int, e: int) -> list[_Piece]:
+        """Clean one sentence span and decide whether it is a claim (or two)."""
         line_start = text.rfind("\n", 0, s) + 1
         at_line_start = not text[line_start:s].strip()
         kind = line_kind(text[line_start:e].split("\n", 1)[0]) if at_line_start else "text"
         if self.drop_non_claims and kind in ("heading", "fence", "rule"):
-            return None
+            return []
         piece = _clean(text, s, e, block_prefix=at_line_start and kind != "fence")
         if piece is None or not self.drop_non_claims:
-            return piece
+            return [] if piece is None else [piece]
         line_end = text.find("\n", e)
         whole_line = at_line_start and not text[e : line_end if line_end >= 0 else None].strip()
         if whole_line and kind == "text" and _is_title_line(piece.text):
-            return None  # a plain-text heading: "Warranty Details"
-        return _keep_claim(piece)
+            return []  # a plain-text heading: "Warranty Details"
+        return _keep_claims(piece, context_statements=self.context_statements)
 
     def _finish(
         self, pieces: list[list[_Piece]], *, n_process: int = 1, batch_size: int = 256
@@ -442,7 +459,33 @@ def _is_title_line(text: str) -> bool:
     return bool(long_words) and all(w[0].isupper() for w in long_words)
 
 
-def _keep_claim(piece: _Piece) -> _Piece | None:
+def _keep_claims(piece: _Piece, *, context_statements: bool) -> list[_Piece]:
+    """The claims of a cleaned segment: itself, nothing, or, for a context statement
+    joined to a world claim, the world claim (and the statement, if kept)."""
+    piece = _strip_meta_prefix(piece)
+    joined = split_joined(piece.text)
+    if joined is None:
+        kept = _keep_claim(piece, context_statements=context_statements)
+        return [] if kept is None else [kept]
+    a, b, world = joined
+    first = _Piece(piece.text[:a], piece.offsets[:a])
+    second = _Piece(_capitalised(piece.text[b:]), piece.offsets[b:])
+    out = []
+    for part in (first, second):
+        kept = _keep_claim(part, context_statements=context_statements)
+        if kept is not None and (kept.kind is None or context_statements):
+            out.append(kept)
+    if not any(p.kind is None for p in out):  # the world claim is never lost
+        out.append(second if world == "second" else first)
+        out.sort(key=lambda p: p.offsets[0])
+    return out
+
+
+def _capitalised(text: str) -> str:
+    return text[0].upper() + text[1:] if text[:1].islower() else text
+
+
+def _keep_claim(piece: _Piece, *, context_statements: bool = False) -> _Piece | None:
     """Apply the non-claim rules to a cleaned segment; return the claim or ``None``."""
     piece = _strip_meta_prefix(piece)
     text = piece.text
@@ -450,6 +493,11 @@ def _keep_claim(piece: _Piece) -> _Piece | None:
         return None
     if text.endswith(":"):  # a heading or a lead-in ("Here are the steps:")
         return None
+    said = classify(text)
+    if said is not None:  # a sentence about the context: judged by rule, or dropped
+        if not context_statements:
+            return None
+        return _Piece(text, piece.offsets, kind=said.kind, about=said.about)
     core = text.rstrip(" .!,;:\u2026")
     if _PLEASANTRY_RE.fullmatch(core) or _META_SENTENCE_RE.fullmatch(core):
         return None

@@ -539,6 +539,8 @@ def equivalent(claimed: Quantity, stated: Quantity) -> bool:
         (True, False)
     """
     if claimed.kind != "quantity" or stated.kind != "quantity":
+        if claimed.kind == "quantity" and claimed.dimension != stated.dimension:
+            return False  # "2023%" or "4411 items" is not stated by a year or an ID
         return bool(claimed.number) and claimed.number == stated.number
     pair = _comparable(claimed, stated)
     if pair is None:
@@ -550,7 +552,12 @@ def equivalent(claimed: Quantity, stated: Quantity) -> bool:
 
 def _supported(q: Quantity, have: tuple[Quantity, ...], have_numbers: frozenset[str]) -> bool:
     if q.number and q.number in have_numbers and not (q.hedge or q.measured):
-        return True
+        # an amount ("4411 items", "2023%") is not stated by an ID or a year that
+        # happens to be the same number ("Order #4411", "in 2023")
+        return not (q.kind == "quantity" and q.dimension) or any(
+            c.number == q.number and (c.kind not in ("id", "year") or c.dimension == q.dimension)
+            for c in have
+        )
     return any(equivalent(q, c) for c in have)
 
 
@@ -608,17 +615,26 @@ def quantity_mismatch(claims: list[str], chunks: list[str]) -> np.ndarray:
     ]
     if not any(claim_q):
         return mask
+    from nli_faith.text.align import align_premise
+
     chunk_q = [extract_quantities(c) for c in chunks]
     chunk_words = [content_words(c) for c in chunks]
+    abbreviated = [_ABBREVIATION_RE.search(c) is not None for c in chunks]
     for i, qs in enumerate(claim_q):
         if not qs:
             continue
         words = _topic_words(claims[i], qs, content_words)
         for j, have in enumerate(chunk_q):
-            share = len(words & chunk_words[j]) / len(words) if words else 1.0
+            said = chunk_words[j]
+            if words and abbreviated[j] and not words <= said:  # "MSFT ROE" is "Microsoft's
+                said = content_words(align_premise(chunks[j], claims[i]))  # return on equity"
+            share = len(words & said) / len(words) if words else 1.0
             if share >= MISMATCH_MIN_SHARE and any(_differs(q, have) for q in qs):
                 mask[i, j] = max(share, 1e-3)
     return mask
+
+
+_ABBREVIATION_RE = re.compile(r"\b[A-Z][A-Za-z&/.]*[A-Z]\b")
 
 
 def _topic_words(text: str, qs: list[Quantity], content_words) -> frozenset[str]:

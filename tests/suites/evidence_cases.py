@@ -13,11 +13,14 @@ Mechanisms covered (``EvidenceCase.mechanism``):
 * ``numbers``: the same number stated another way, a different value, IDs and names;
 * ``answer-table``: a Markdown table in the response (a header row is no claim);
 * ``citations``: ``[1]`` / ``(Source 2)`` markers checked against the documents.
+* claims that reason over the context (:mod:`tests.suites.reasoning_cases`, kept as data):
+  ``context-statements``, ``records``, ``trends``...
 
 Every case states the verdict expected of each claim, in order (``"not-yes"`` accepts
 ``no`` or ``idk``), and optionally the citation status of each claim and a check of
-its own. The quality benchmark runs the suite too. The runner reads new result fields
-with ``getattr`` so that it also runs against an older checkout of the library.
+its own (``"not-no"`` accepts ``yes`` or ``idk``). The quality benchmark runs the suite
+too. The runner reads new result fields with ``getattr`` so that it also runs against an
+older checkout of the library.
 """
 
 from __future__ import annotations
@@ -27,7 +30,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-MECHANISMS = ("composite", "structured", "web", "numbers", "answer-table", "citations")
+from .reasoning_cases import REASONING_CASES
+
+MECHANISMS = (
+    "composite",
+    "structured",
+    "web",
+    "numbers",
+    "answer-table",
+    "citations",
+    *dict.fromkeys(c["mechanism"] for c in REASONING_CASES),
+)
 
 REFUND_DOCS = [
     "Cancellation: Annual plans may be cancelled within 14 days of purchase.",
@@ -84,7 +97,7 @@ class EvidenceCase:
     title: str
     response: str
     context: str | list[str]
-    #: Expected verdict of each claim, in order: "yes", "no", "idk" or "not-yes".
+    #: Expected verdict of each claim, in order: "yes", "no", "idk", "not-yes" or "not-no".
     verdicts: tuple[str, ...]
     #: Expected citation status of each claim (None: the claim cites nothing).
     citations: tuple[str | None, ...] | None = None
@@ -598,6 +611,33 @@ CASES: list[EvidenceCase] = [
 ]
 
 
+def _data_check(result: dict, rules: tuple) -> Callable[[object, list[str]], bool]:
+    """The check of a data case: result fields, and which claims a rule decided."""
+
+    def check(r, _w) -> bool:
+        fields = all(getattr(r, k) == v for k, v in result.items())
+        ruled = all(
+            want is None or (getattr(c, "rule", None) is not None) == want
+            for c, want in zip(r.claims, rules)
+        )
+        return fields and ruled
+
+    return check
+
+
+def _from_data(d: dict) -> EvidenceCase:
+    result, rules = d.get("result", {}), tuple(d.get("rules", ()))
+    crit = ", ".join(
+        [f"{k} == {v!r}" for k, v in result.items()]
+        + ([f"decided by rule: {list(rules)}"] if rules else [])
+    )
+    fields = {k: v for k, v in d.items() if k not in ("result", "rules")}
+    check = _data_check(result, rules) if (result or rules) else None
+    return EvidenceCase(**fields, check=check, criterion=crit)
+
+
+CASES.extend(_from_data(d) for d in REASONING_CASES)
+
 # -- running ---------------------------------------------------------------------------------
 
 
@@ -611,7 +651,9 @@ class _Collect(logging.Handler):
 
 
 def _verdict_ok(expected: str, got: str) -> bool:
-    return got in ("no", "idk") if expected == "not-yes" else got == expected
+    if expected in ("not-yes", "not-no"):
+        return got != expected[4:]
+    return got == expected
 
 
 def evaluate(case: EvidenceCase, r, warnings: list[str]) -> tuple[bool, list[str]]:

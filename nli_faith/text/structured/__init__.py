@@ -10,8 +10,10 @@ real JSON or table.
 
 Rules (the same for a context and for an answer):
 
-* **JSON** objects and arrays (parsed by :mod:`json`; a block that does not parse is
-  left as text). The label before it on its line ("AAPL revenue (USD bn): {...}"), or
+* **JSON** objects and arrays (parsed by :mod:`json`, or, ending a line, leniently:
+  values with units such as ``47.2%``, Python reprs, bare keys, a trailing comma; see
+  :mod:`.lenient`; a block that does not parse either way is left as text). The
+  label before it on its line ("AAPL revenue (USD bn): {...}"), or
   a line ending in ":" just above, is the *title*. An object of scalars is a
   *record*: one statement for the whole record and, when it has several fields, one
   per field. Nested objects extend the title with their key; arrays of objects are
@@ -63,13 +65,13 @@ __all__ = [
 def structured_blocks(text: str) -> tuple[StructuredBlock, ...]:
     """The structured blocks of ``text``, sorted and disjoint (cached per text).
 
-    Malformed JSON, a table without a separator row, a single ``key: value`` line:
-    none of these is a block; the text is left as it is.
+    Malformed JSON (past what the lenient reader accepts), a table without a separator
+    row, a single ``key: value`` line: none of these is a block; the text is left as it is.
 
     Example:
         >>> [b.kind for b in structured_blocks('Plain text. Data: {"a": 1, "b": 2}')]
         ['json']
-        >>> structured_blocks('Not JSON: {"a": 1,}')
+        >>> structured_blocks('Not JSON: {"a": 1,, "b"}')
         ()
     """
     if not _maybe_structured(text):

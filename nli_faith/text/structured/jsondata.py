@@ -1,4 +1,5 @@
-"""JSON objects and arrays in a text (parsed by :mod:`json`), read as records."""
+"""JSON objects and arrays in a text (parsed by :mod:`json`), read as records; what
+:mod:`json` rejects is tried once more leniently (:mod:`.lenient`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from nli_faith.text.structured.lenient import lenient_walk
 from nli_faith.text.structured.records import (
     Statement,
     StructuredBlock,
@@ -144,9 +146,13 @@ def json_blocks(text: str) -> Iterator[StructuredBlock]:
             return
         try:
             value, end = _DECODER.raw_decode(text, i)
+            node = None
         except json.JSONDecodeError as err:
-            i = max(i + 1, err.pos)  # malformed: left as text, scanning goes on after it
-            continue
+            node = lenient_walk(text, i)  # values with units, Python reprs, bare keys
+            if node is None or not _worth_reading(node.value):
+                i = max(i + 1, err.pos)  # malformed: left as text, scanning goes on after it
+                continue
+            value, end = node.value, node.end
         except RecursionError:
             i += 1
             continue
@@ -155,7 +161,7 @@ def json_blocks(text: str) -> Iterator[StructuredBlock]:
             continue
         title, t_start = title_before(text, i)
         title, unit = split_title(title)
-        node = _walk(text, i)
+        node = _walk(text, i) if node is None else node
         yield StructuredBlock(
             "json", t_start, end, tuple(_json_statements(text, node, title, t_start, unit))
         )

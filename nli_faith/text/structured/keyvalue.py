@@ -20,7 +20,8 @@ _KV_MAX_VALUE_WORDS = 8
 
 
 _KV_RE = re.compile(
-    r"[ \t]*(?:[-*+\u2022][ \t]+)?(?:\*\*|__)?(?P<key>[A-Za-z][^:\n*_]{0,60}?)(?:\*\*|__)?[ \t]*"
+    r"[ \t]*(?:[-*+\u2022][ \t]+)?(?:\*\*|__)?"
+    r"(?P<key>[A-Za-z][^:\n*_]{0,60}?|(?:FY ?|Q[1-4] )?(?:19|20)\d\d)(?:\*\*|__)?[ \t]*"
     r"(?:\*\*|__)?:(?:\*\*|__)?[ \t]+(?P<value>[^\n]+?)[ \t]*\r?$"
 )
 
@@ -42,6 +43,34 @@ def _kv_line(text: str, start: int, end: int) -> tuple[str, str, int, int] | Non
     return key, value.rstrip("."), v_start, v_start + len(value.rstrip("."))
 
 
+_LABEL_LINE_RE = re.compile(r"(?P<indent>[ \t]*)(?P<label>[^\s:][^:\n]{0,60}):[ \t]*\r?$")
+
+
+def _nested_title(text: str, start: int, title: str, t_start: int) -> tuple[str, int]:
+    """For an indented run under YAML-style ``label:`` lines ("MSFT:" / "  ROE:"), the
+    labels of every level joined ("MSFT ROE"), outermost first."""
+    line_end = text.find("\n", start)
+    first = text[start : line_end if line_end >= 0 else None]
+    indent = len(first) - len(first.lstrip(" \t"))
+    if not indent or not title:
+        return title, t_start
+    labels: list[tuple[str, int]] = []
+    pos = start
+    while indent and pos > 0:
+        prev_start = text.rfind("\n", 0, pos - 1) + 1
+        m = _LABEL_LINE_RE.fullmatch(text, prev_start, pos - 1)
+        if not m:
+            break
+        depth = len(m.group("indent").expandtabs(2))
+        if depth < indent:
+            labels.append((m.group("label").strip(), prev_start + len(m.group("indent"))))
+            indent = depth
+        pos = prev_start
+    if len(labels) < 2:
+        return title, t_start
+    return " ".join(lab for lab, _ in reversed(labels)), labels[-1][1]
+
+
 def kv_blocks(text: str) -> Iterator[StructuredBlock]:
     if ":" not in text or "\n" not in text:
         return
@@ -60,6 +89,7 @@ def kv_blocks(text: str) -> Iterator[StructuredBlock]:
         sentences = sum(text[slice(*span)].rstrip().endswith(".") for _, span in fields)
         if len(fields) >= 2 and 2 * sentences <= len(fields):  # not a transcript of sentences
             title, t_start = title_before(text, lines[i][0])
+            title, t_start = _nested_title(text, lines[i][0], title, t_start)
             title, unit = split_title(title)
             start = lines[i][0] + len(text[slice(*lines[i])]) - len(text[slice(*lines[i])].lstrip())
             recs = [

@@ -1,0 +1,156 @@
+"""An exception overrides the rule: a more specific statement decides over a general one.
+
+"Items may be returned within 30 days." supports "Electronics can be returned within
+30 days." to an NLI model; "Exceptions: Electronics have a 14-day return window."
+says otherwise, and it is the statement about electronics. For a claim the model
+supports by chunk ``J``, a chunk ``K`` *overrides* ``J`` when:
+
+* the claim names its subject with words ``J`` lacks and ``K`` holds (``subject``:
+  "electronics", "premium members", "the 2024 model"); numbers that name (years, IDs)
+  count as words, amounts do not;
+* ``K`` holds at least two thirds of the claim's other content words outside its
+  amounts (it speaks of the same thing: "returned" / "return"), so a statement about shipping
+  electronics does not override a rule about returning them;
+* and ``K`` says otherwise: it states an amount of the same kind as the claim's
+  (days, dollars, a count) and none equal to it (a bound that differs in value is
+  not support), or it negates ("not", "no", "never", "cannot", "excluded").
+
+The claim is then ``no``, with ``K`` as its evidence. A ``K`` that agrees (the same
+amount) leaves the verdict alone.
+
+A window is no support for another window either (:func:`differing_bound`): "can be
+returned within 30 days" is not what "a 14-day return window" says, though 14 is
+within 30.
+
+Example:
+    >>> chunks = ["Items may be returned within 30 days.",
+    ...           "Exceptions: Electronics have a 14-day return window."]
+    >>> judge_exception("Electronics can be returned within 30 days.", chunks, 0).verdict
+    'no'
+    >>> judge_exception("Books can be returned within 30 days.", chunks, 0) is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nli_faith.text.lexical import content_words
+from nli_faith.text.numerals import Quantity, equivalent, extract_quantities
+
+__all__ = ["ExceptionJudgement", "differing_bound", "judge_exception"]
+
+_NEGATION_RE = re.compile(
+    r"\b(?:not|no|never|cannot|can't|won't|isn't|aren't|excluded|exempt|ineligible|"
+    r"non-refundable|nonrefundable|except)\b",
+    re.I,
+)
+_SUFFIX_RE = re.compile(r"(?:ing|ed|es|s)$")
+
+
+@dataclass(frozen=True)
+class ExceptionJudgement:
+    verdict: str  # "no"
+    chunk: int
+    note: str
+
+
+def _stem(word: str) -> str:
+    return _SUFFIX_RE.sub("", word) if len(word) > 4 else word
+
+
+def _has(word: str, words: frozenset[str]) -> bool:
+    w = _stem(word)
+    for h in words:
+        s = _stem(h)
+        if s == w or (min(len(s), len(w)) >= 4 and (s.startswith(w) or w.startswith(s))):
+            return True
+    return False
+
+
+def _amounts(qs: Sequence[Quantity]) -> list[Quantity]:
+    return [q for q in qs if q.kind == "quantity" and q.dimension]
+
+
+def _words_outside_amounts(text: str) -> frozenset[str]:
+    pieces, pos = [], 0
+    for q in extract_quantities(text, include_one=False):
+        if q.kind == "quantity":
+            pieces.append(text[pos : q.start])
+            pos = q.end
+    pieces.append(text[pos:])
+    return content_words(" ".join(pieces))
+
+
+def _same(q: Quantity, c: Quantity) -> bool:
+    """The same amount; a bound ("within 30 days") must be the same bound, only a
+    hedge ("about 30 days") allows its tolerance."""
+    if q.hedge == "approx":
+        return equivalent(q, c)
+    return abs(q.base - c.base) <= 1e-6 * max(abs(q.base), 1.0)
+
+
+def judge_exception(
+    claim: str, chunks: Sequence[str], support: int | str
+) -> ExceptionJudgement | None:
+    """Does a chunk more specific than the supporting one (``chunks[support]``, or the
+    text ``support``) decide against ``claim``? The answer's ``chunk`` indexes ``chunks``."""
+    words = _words_outside_amounts(claim)
+    general = content_words(chunks[support] if isinstance(support, int) else support)
+    subject = frozenset(w for w in words if not _has(w, general))
+    rest = words - subject
+    if not subject or not rest or not any(_has(w, general) for w in rest):
+        return None
+    claimed = _amounts(extract_quantities(claim, include_one=False))
+    for k, text in enumerate(chunks):
+        if k == support or text == support:
+            continue
+        have = content_words(text)
+        if not all(_has(w, have) for w in subject):
+            continue
+        if 3 * sum(_has(w, have) for w in rest) < 2 * len(rest):
+            continue
+        stated = _amounts(extract_quantities(text))
+        differing = [
+            q
+            for q in claimed
+            if any(c.dimension == q.dimension for c in stated)
+            and not any(_same(q, c) for c in stated if c.dimension == q.dimension)
+        ]
+        named = ", ".join(sorted(subject))
+        if differing:
+            q = differing[0]
+            other = next(c for c in stated if c.dimension == q.dimension)
+            return ExceptionJudgement(
+                "no",
+                k,
+                f'a statement about "{named}" in particular gives '
+                f'"{text[other.start : other.end]}", not "{claim[q.start : q.end]}"; '
+                "the specific statement decides over the general one",
+            )
+        if _NEGATION_RE.search(text) and not _NEGATION_RE.search(claim):
+            return ExceptionJudgement(
+                "no",
+                k,
+                f'a statement about "{named}" in particular negates it; the specific '
+                "statement decides over the general one",
+            )
+    return None
+
+
+def differing_bound(claim: str, support: str) -> str | None:
+    """Why ``support`` does not support ``claim``'s time window ("within 30 days"), when
+    it states only windows of another length; else None."""
+    for q in _amounts(extract_quantities(claim, include_one=False)):
+        if q.hedge != "max" or q.dimension != "time":
+            continue
+        stated = [c for c in _amounts(extract_quantities(support)) if c.dimension == "time"]
+        if stated and not any(_same(q, c) for c in stated):
+            c = stated[0]
+            return (
+                f'the supporting statement gives "{support[c.start : c.end]}", not '
+                f'"{claim[q.start : q.end]}": a bound that differs in value is not support'
+            )
+    return None

@@ -1,0 +1,147 @@
+"""The rules stage: context statements, trends, exceptions and aggregates decided by rule.
+
+The rule-decided verdicts do not depend on the model, so the scorer-level tests run on
+the tiny random model; the verdicts the model decides are not asserted there.
+"""
+
+import pytest
+
+from nli_faith.results import output_record
+from nli_faith.rules.absence import judge_absence
+from nli_faith.rules.aggregates import judge_count
+from nli_faith.rules.exceptions import differing_bound, judge_exception
+from nli_faith.rules.trends import judge_trend, series
+from nli_faith.text.align import align_premise
+from nli_faith.text.claims import ClaimSplitter
+from nli_faith.text.context_statements import classify, split_joined
+
+ABB = ["ABB ROE: 21.4% in 2022; 28.6% in 2023; 24.1% in 2024."]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "about"),
+    [
+        ("Unable to answer based on the given passages.", "abstention", ""),
+        ("The passages do not provide further explanation.", "abstention", ""),
+        ("I don't know.", "abstention", ""),
+        ("Watching stories is not mentioned as a factor.", "absence", "Watching stories"),
+        ("The context does not mention the ticket price.", "absence", "ticket price"),
+        ("There is no information about refunds in the documents.", "absence", "refunds"),
+        ("Meals are not included in the documents.", "absence", "Meals"),
+    ],
+)
+def test_context_statements_are_recognised(sentence, kind, about):
+    said = classify(sentence)
+    assert said is not None and (said.kind, said.about) == (kind, about)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Meals are not included.", "Refunds are not provided.", "The warranty is not transferable."],
+)
+def test_negative_world_claims_are_no_context_statements(sentence):
+    assert classify(sentence) is None
+    assert [c.text for c in ClaimSplitter(context_statements=True).split(sentence)] == [sentence]
+
+
+def test_a_context_preamble_never_hides_the_world_claim():
+    text = "The context does not list prices, but a ticket costs $15."
+    assert split_joined(text) == (32, 38, "second")
+    for keep in (False, True):
+        claims = ClaimSplitter(context_statements=keep).split(text)
+        world = [c for c in claims if c.kind is None]
+        assert [c.text for c in world] == ["A ticket costs $15."]
+        assert text[world[0].start : world[0].end] == "a ticket costs $15."
+        assert len(claims) == (2 if keep else 1)
+    # the plain splitter still drops a context statement alone
+    assert ClaimSplitter().split("The provided context does not mention the price.") == []
+
+
+def test_absence_is_judged_against_the_chunks():
+    assert judge_absence("watching stories", ["Diet and sleep matter."]).verdict == "yes"
+    got = judge_absence("watching stories", ["Others", "Children watch stories at night."])
+    assert (got.verdict, got.chunk) == ("no", 1)
+    assert judge_absence("prices", ["Tickets cost $15."]).verdict == "no"  # an amount of money
+    assert judge_absence("ticket prices for students", ["Tickets cost $15."]).verdict == "idk"
+
+
+def test_trends_over_a_series():
+    assert series(ABB[0])[2023].number == "28.6"
+    ok = judge_trend("ABB's ROE fell from 28.6% in 2023 to 24.1% in 2024.", ABB)
+    assert ok.verdict == "yes" and "28.6% in 2023 to 24.1% in 2024" in ok.note
+    assert judge_trend("ABB's ROE rose from 28.6% in 2023 to 24.1% in 2024.", ABB).verdict == "no"
+    assert judge_trend("ABB's ROE fell from 30% in 2023 to 24.1% in 2024.", ABB).verdict == "no"
+    assert judge_trend("ABB's ROE was higher in 2023 than in 2022.", ABB).verdict == "yes"
+    assert judge_trend("ABB's ROE was highest in 2022.", ABB).verdict == "no"
+    assert judge_trend("ABB's ROE rose by about 7 points from 2022 to 2023.", ABB).verdict == "yes"
+    assert judge_trend("ABB's ROE rose by 3 points from 2022 to 2023.", ABB).verdict == "no"
+    # not a trend claim, another company, a year the series lacks: the rule says nothing
+    assert judge_trend("ABB's ROE was 24.1% in 2024.", ABB) is None
+    assert judge_trend("Siemens' ROE fell from 28.6% in 2023 to 24.1% in 2024.", ABB) is None
+    assert judge_trend("ABB's ROE fell from 2019 to 2024.", ABB) is None
+    sales = ["Sales were $12 million in 2021 and $24 million in 2023."]
+    assert judge_trend("Sales doubled from 2021 to 2023.", sales).verdict == "yes"
+    assert judge_trend("Sales tripled from 2021 to 2023.", sales).verdict == "no"
+
+
+def test_an_exception_overrides_the_rule():
+    rule = ["Items may be returned within 30 days.", "Electronics have a 14-day return window."]
+    got = judge_exception("Electronics can be returned within 30 days.", rule, 0)
+    assert (got.verdict, got.chunk) == ("no", 1) and '"14-day"' in got.note
+    assert judge_exception("Books can be returned within 30 days.", rule, 0) is None
+    assert (
+        judge_exception("Electronics ship within 3 days.", ["Orders ship in 3 days."] + rule, 0)
+        is None
+    )
+    leave = ["Employees get 25 days of paid leave.", "Contractors are not entitled to paid leave."]
+    assert judge_exception("Contractors get 25 days of paid leave.", leave, 0).verdict == "no"
+    assert differing_bound("It can be returned within 30 days.", rule[1]) is not None
+    assert differing_bound("It can be returned within 14 days.", rule[1]) is None
+
+
+def test_counts_against_what_the_context_enumerates():
+    trials = ["The first trial found a drop.", "The second trial found a drop."]
+    assert judge_count("The three trials all found a drop.", trials).verdict == "no"
+    assert judge_count("Both trials found a drop.", trials) is None
+    assert judge_count("Trial 3 found a drop.", trials) is None  # a label, not a count
+    stated = ["Three trials were run.", "The first trial found a drop."]
+    assert judge_count("The two trials found a drop.", stated) is None  # the number check's
+    named = ["Patients came from the Oslo, Bergen and Tromso hospitals."]
+    assert judge_count("Patients came from four hospitals.", named).verdict == "no"
+    assert judge_count("Patients came from three hospitals.", named).verdict == "yes"
+
+
+def test_glossary_and_reverse_aliases_in_the_alignment_step():
+    claim = "Microsoft's return on equity was 38.8% in 2023."
+    assert align_premise("MSFT ROE: 38.8% in 2023.", claim) == (
+        "Microsoft return on equity: 38.8% in 2023."
+    )
+    assert align_premise("Microsoft's return on equity was 38.8%.", "MSFT ROE was 38.8%.") == (
+        "MSFT's ROE was 38.8%."
+    )
+    assert align_premise("KO EPS: $2.47.", "Coca-Cola's earnings per share were $2.47.") == (
+        "Coca-Cola earnings per share: $2.47."
+    )
+
+
+def test_scorer_counts_abstentions_apart_and_explains_rule_verdicts(tiny_scorer):
+    ctx = ["Factors linked to better sleep: a fixed bedtime and less caffeine.", ABB[0]]
+    r = tiny_scorer.score("Unable to answer based on the given passages.", ctx)
+    assert (r.n_claims, r.n_abstentions, r.strict, r.lenient) == (0, 1, None, None)
+    assert "declines to answer" in r.reason
+    r = tiny_scorer.score(
+        "Watching stories is not mentioned as a factor. I cannot answer the rest. "
+        "ABB's ROE rose from 28.6% in 2023 to 24.1% in 2024.",
+        ctx,
+    )
+    assert r.n_abstentions == 1 and r.n_claims == 2
+    absent, trend = r.claims
+    assert (absent.verdict, absent.p_entail, absent.evidence) == ("yes", 1.0, None)
+    assert absent.rule.startswith("absence claim: no part of the context")
+    assert (trend.verdict, trend.p_contradict) == ("no", 1.0)
+    assert trend.rule.startswith("trend over a series") and trend.evidence.doc_index == 1
+    assert (r.strict, r.lenient) == (0.5, 0.5)
+    out = output_record(r)
+    assert out["n_abstentions"] == 1 and all("rule" in c for c in out["claims"])
+    plain = output_record(tiny_scorer.score("The bedtime is fixed.", ctx))
+    assert all("rule" not in c for c in plain["claims"])  # only rule-decided claims say so
