@@ -12,6 +12,8 @@ Verdict = Literal["yes", "no", "idk"]
 ReferenceLabel = Literal["hallucination", "self_knowledge"]
 #: Per cited claim: the cited documents support it, only an uncited one does, or none does.
 CitationStatus = Literal["supported", "misattributed", "unsupported"]
+#: What is wrong with a span of a claim: its evidence states otherwise, or does not say it.
+SpanKind = Literal["contradicted", "unsupported"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,23 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class UnsupportedSpan:
+    """Words of a claim that is not supported, the smallest part to blame
+    (:mod:`nli_faith.text.spans`): ``response[start:end] == text``.
+
+    ``kind`` is ``"contradicted"`` for a contradicted claim, else ``"unsupported"``;
+    ``evidence`` is the text they were compared with (the claim's evidence), or None
+    when no context chunk was scored against the claim.
+    """
+
+    start: int  # character span in the response
+    end: int
+    text: str
+    kind: SpanKind
+    evidence: str | None
+
+
+@dataclass(frozen=True)
 class ClaimVerdict:
     """One claim of the response and what the context says of it."""
 
@@ -69,6 +88,9 @@ class ClaimVerdict:
     cited_docs: list[int] | None = None
     #: For a claim with citations: whether its cited documents support it.
     citation: CitationStatus | None = None
+    #: For a claim that is not ``yes``: the words of it that its evidence does not back
+    #: (the whole claim when nothing smaller is to blame); empty for supported claims.
+    unsupported_spans: list[UnsupportedSpan] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

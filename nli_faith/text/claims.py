@@ -200,6 +200,9 @@ class Claim:
     start: int
     end: int
     cites: frozenset[int] | None = field(default=None, repr=False, compare=False)
+    #: ``response[start:end]`` as written (set by the scorer), to map offsets in ``text``
+    #: back to the response; None when not set.
+    raw: str | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
