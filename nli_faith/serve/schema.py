@@ -127,6 +127,14 @@ class EvidenceOut(BaseModel):
     end: int
 
 
+class UnsupportedSpanOut(BaseModel):
+    start: int = Field(description="character span in the response")
+    end: int
+    text: str = Field(description="response[start:end]")
+    kind: Literal["contradicted", "unsupported"]
+    evidence: str | None = Field(description="the evidence text it was compared with")
+
+
 class ClaimOut(BaseModel):
     claim: str
     start: int
@@ -135,6 +143,10 @@ class ClaimOut(BaseModel):
     p_entail: float
     p_contradict: float
     evidence: EvidenceOut | None
+    unsupported_spans: list[UnsupportedSpanOut] = Field(
+        default_factory=list,
+        description="for a claim that is not supported: the words of it to blame",
+    )
 
 
 class ScoreReply(BaseModel):
