@@ -108,3 +108,15 @@ def test_the_judge_clears_spans_of_a_claim_it_supports():
     m = apply_outcomes(r, {0: Outcome("yes", "fine"), 1: Outcome("no", "wrong")})
     assert m.claims[0].unsupported_spans == []
     assert m.claims[1].unsupported_spans[0].kind == "contradicted"
+
+
+def test_a_negation_elsewhere_in_the_evidence_blames_nothing():
+    claim = "The device is covered for a period of thirty-six months."
+    evidence = (
+        "Warranty. The device is covered for a period of twenty-four months from the date "
+        "of purchase. The warranty does not cover accidental damage."
+    )
+    assert _marked(claim, evidence, "no") == [("thirty-six months", "contradicted")]
+    # the same negation, in the passage the claim is about
+    claim = "The warranty covers accidental damage."
+    assert _marked(claim, evidence, "no") == [("covers", "contradicted")]

@@ -7,10 +7,10 @@ contradicts it, or the closest one), this module finds the parts responsible:
 1. **what the evidence states otherwise**: a quantity of the claim (number, amount,
    year) for which the evidence gives another value, by the number rules of
    :mod:`nli_faith.text.numerals` ("thirty-six months" against "twenty-four months"),
-   or a negation the evidence lacks, or the word a negation of the evidence denies
-   ("covers" against "does not cover"). Such a conflict explains the verdict; only
-   these are marked (the claim's other words may be paraphrases the evidence words
-   differently).
+   else a negation that the evidence's closest passage lacks, or the word a negation
+   of that passage denies ("covers" against "does not cover"). Such a conflict
+   explains the verdict; only it is marked (the claim's other words may be
+   paraphrases of the evidence's).
 2. otherwise, **what the evidence does not hold**: the claim's numbers, years and names
    it does not state, and a token-level comparison of the claim's key words (its
    content words outside quantities and the verbs that only relate a subject to a
@@ -37,7 +37,7 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from nli_faith.text.attribution import key_words
+from nli_faith.text.attribution import key_words, segments
 from nli_faith.text.lexical import content_words
 from nli_faith.text.numerals import _differs, _supported, extract_quantities
 
@@ -104,11 +104,18 @@ def _words(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group(0)) for m in _WORD_RE.finditer(text)]
 
 
+def _closest_passage(claim: str, evidence: str) -> str:
+    """The passage of the evidence (a sentence, a line) sharing most words with the claim."""
+    words = content_words(claim)
+    passages = [evidence[s:e] for s, e in segments(evidence)] or [evidence]
+    return max(passages, key=lambda p: len(words & content_words(p)))
+
+
 def _negation_spans(claim: str, evidence: str) -> list[Span]:
-    """A negation of the claim the evidence lacks, or the claim's word that the
-    evidence's negation denies."""
+    """A negation of the claim the evidence's closest passage lacks, or the claim's word
+    that a negation of that passage denies."""
     mine = [(s, e) for s, e, w in _words(claim) if _is_negation(w)]
-    ev = _words(evidence)
+    ev = _words(_closest_passage(claim, evidence))
     theirs = [k for k, (_, _, w) in enumerate(ev) if _is_negation(w)]
     if mine and not theirs:
         return mine
@@ -174,9 +181,10 @@ def find_spans(claim: str, evidence: str | None, *, verdict: str) -> list[tuple[
     if not evidence or not evidence.strip():
         return [(whole, kind)]
     differ, missing, quantities = _quantity_spans(claim, evidence)
-    negations = [s for s in _negation_spans(claim, evidence) if not _inside(s, quantities)]
-    if differ or negations:  # a value or a negation the evidence states otherwise
-        return [(s, "contradicted") for s in sorted(set(differ + negations))]
+    negations = [] if differ else _negation_spans(claim, evidence)
+    negations = [s for s in negations if not _inside(s, quantities)]
+    if differ or negations:  # a value, else a negation, the evidence states otherwise
+        return [(s, "contradicted") for s in sorted(set(differ or negations))]
     words, n_keys, n_missing = _word_spans(claim, evidence, quantities)
     if n_keys and n_missing == n_keys and not missing:
         return [(whole, kind)]  # none of its content is in the evidence
