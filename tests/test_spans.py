@@ -70,10 +70,17 @@ def test_a_claim_with_nothing_in_the_evidence_keeps_its_whole_span(bundled_score
             "idk",
             [("Rory", "u"), ("WGC-HSBC Champions", "u")],
         ),
-        # a missing number of a claim that also has missing words: both
+        # a missing number and a missing word, joined across the stop word between them
         (
             "McIlroy carded a 65 in Shanghai.",
             "McIlroy carded a 67.",
+            "idk",
+            [("65 in Shanghai", "u")],
+        ),
+        # ... but not across a word the evidence holds
+        (
+            "McIlroy carded a 65 at the course in Shanghai.",
+            "McIlroy carded a 67 at the course.",
             "idk",
             [("65", "u"), ("Shanghai", "u")],
         ),

@@ -13,6 +13,7 @@
 :mod:`nli_faith.integrations.gate` holds what the three guardrails share (pass or fail,
 the words to blame, the answer without its unsupported claims).
 
-Nothing is imported here: each module imports its library (with its telemetry off)
-only when it is itself imported.
+Nothing is imported here: each module imports its library only when it is itself
+imported (DeepEval's and RAGAS's telemetry switched off; for Guardrails' usage metrics
+see that module).
 """

@@ -38,7 +38,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from nli_faith.text.attribution import key_words, segments
-from nli_faith.text.lexical import content_words
+from nli_faith.text.lexical import _stop_words, content_words
 from nli_faith.text.numerals import _differs, _supported, extract_quantities
 
 __all__ = ["find_spans", "to_response"]
@@ -51,8 +51,13 @@ NEGATIONS = frozenset(
 _WORD_RE = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
 _PIECE_RE = re.compile(r"[^\W_]+")
 _POSSESSIVE_RE = re.compile(r"['\u2019]s$", re.IGNORECASE)
-#: Characters allowed between two flagged words of one run (a space, a hyphen...).
-_JOIN_RE = re.compile(r"[\s'\u2019-]*")
+#: Two flagged words are one run when only spaces, hyphens, apostrophes and at most this
+#: many stop words stand between them ("age of 83", "held to a draw").
+MAX_JOINED_STOP_WORDS = 3
+#: A claim keeps its whole span when this share of its key words is missing from the
+#: evidence (1.0: all of them, its whole content is absent).
+WHOLE_CLAIM_SHARE = 1.0
+_GAP_RE = re.compile(r"[\s'\u2019-]*")
 
 Span = tuple[int, int]
 
@@ -156,11 +161,27 @@ def _word_spans(claim: str, evidence: str, skip: list[Span]) -> tuple[list[Span]
         if all(_present(p, have) for p in pieces):
             continue
         n_missing += 1
-        if flagged and _JOIN_RE.fullmatch(claim[flagged[-1][1] : s]):
-            flagged[-1] = (flagged[-1][0], e)  # one run: "Van Zyl", "wgc-hsbc champions"
-        else:
-            flagged.append((s, e))
+        flagged.append((s, e))
     return flagged, n_keys, n_missing
+
+
+def _joined(text: str, spans: list[Span]) -> list[Span]:
+    """Neighbouring spans merged when only a few stop words lie between them."""
+    out: list[Span] = []
+    for s, e in sorted(spans):
+        if out and _gap_joins(text[out[-1][1] : s]):
+            out[-1] = (out[-1][0], max(e, out[-1][1]))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _gap_joins(gap: str) -> bool:
+    words = _PIECE_RE.findall(gap)
+    if len(words) > MAX_JOINED_STOP_WORDS or not _GAP_RE.fullmatch(_PIECE_RE.sub("", gap)):
+        return False
+    stop = _stop_words()
+    return all(w.lower() in stop and not _is_negation(w) for w in words)
 
 
 def find_spans(claim: str, evidence: str | None, *, verdict: str) -> list[tuple[Span, str]]:
@@ -186,9 +207,9 @@ def find_spans(claim: str, evidence: str | None, *, verdict: str) -> list[tuple[
     if differ or negations:  # a value, else a negation, the evidence states otherwise
         return [(s, "contradicted") for s in sorted(set(differ or negations))]
     words, n_keys, n_missing = _word_spans(claim, evidence, quantities)
-    if n_keys and n_missing == n_keys and not missing:
+    if n_keys and n_missing >= WHOLE_CLAIM_SHARE * n_keys and not missing:
         return [(whole, kind)]  # none of its content is in the evidence
-    return [(s, kind) for s in sorted(set(missing + words))] or [(whole, kind)]
+    return [(s, kind) for s in _joined(claim, missing + words)] or [(whole, kind)]
 
 
 def _inside(span: Span, spans: list[Span]) -> bool:
