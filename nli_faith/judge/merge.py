@@ -143,6 +143,9 @@ def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
         fields = _known(ClaimVerdict, c)
         fields["evidence"] = _evidence(c.get("evidence"))
         fields["candidates"] = [_evidence(e) for e in c.get("candidates") or []]
+        fields["unsupported_spans"] = [
+            UnsupportedSpan(**_known(UnsupportedSpan, x)) for x in c.get("unsupported_spans") or []
+        ]
         claims.append(ClaimVerdict(**fields))
     fields = _known(FaithfulnessResult, data)
     fields["claims"] = claims
