@@ -13,6 +13,8 @@ Verdict = Literal["yes", "no", "idk"]
 ReferenceLabel = Literal["hallucination", "self_knowledge"]
 #: Per cited claim: the cited documents support it, only an uncited one does, or none does.
 CitationStatus = Literal["supported", "misattributed", "unsupported"]
+#: What is wrong with a span of a claim: its evidence states otherwise, or does not say it.
+SpanKind = Literal["contradicted", "unsupported"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,23 @@ class Evidence:
     start: int  # character span in that document
     end: int
     spans: list[Span] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class UnsupportedSpan:
+    """Words of a claim that is not supported, the smallest part to blame
+    (:mod:`nli_faith.text.spans`): ``response[start:end] == text``.
+
+    ``kind`` is ``"contradicted"`` for a contradicted claim, else ``"unsupported"``;
+    ``evidence`` is the text they were compared with (the claim's evidence), or None
+    when no context chunk was scored against the claim.
+    """
+
+    start: int  # character span in the response
+    end: int
+    text: str
+    kind: SpanKind
+    evidence: str | None
 
 
 @dataclass(frozen=True)
@@ -73,6 +92,9 @@ class ClaimVerdict:
     #: When a rule rather than the model decided the verdict (``nli_faith.rules``): which
     #: rule and why ("absence claim: no part of the context is about ..."); else None.
     rule: str | None = None
+    #: For a claim that is not ``yes``: the words of it that its evidence does not back
+    #: (the whole claim when nothing smaller is to blame); empty for supported claims.
+    unsupported_spans: list[UnsupportedSpan] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -165,6 +187,9 @@ def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
         fields = _known(ClaimVerdict, c)
         fields["evidence"] = _evidence(c.get("evidence"))
         fields["candidates"] = [_evidence(e) for e in c.get("candidates") or []]
+        fields["unsupported_spans"] = [
+            UnsupportedSpan(**_known(UnsupportedSpan, x)) for x in c.get("unsupported_spans") or []
+        ]
         claims.append(ClaimVerdict(**fields))
     fields = _known(FaithfulnessResult, data)
     fields["claims"] = claims

@@ -27,7 +27,7 @@ from nli_faith.errors import (
 )
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits, Record, as_context, parse_record
-from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult, Span
+from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult, Span, UnsupportedSpan
 from nli_faith.rules import apply_rules, explain_abstentions, rule_rows
 from nli_faith.scoring.bands import (
     DEFAULT_BAND_HIGH,
@@ -65,6 +65,7 @@ from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
 from nli_faith.text.lexical import overlap_mask
 from nli_faith.text.numerals import number_support_mask, quantity_mismatch
+from nli_faith.text.spans import find_spans, to_response
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.scoring.thresholds import Thresholds
@@ -311,7 +312,8 @@ class FaithfulnessScorer:
                 )
             )
         self.limits.check_claims(len(fitted.claims))
-        return self._cited(response, fitted.claims)
+        claims = [replace(c, raw=response[c.start : c.end]) for c in fitted.claims]
+        return self._cited(response, claims)
 
     def chunk(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
         """Split the context into chunks that fit the model beside the longest claim."""
@@ -534,6 +536,7 @@ class FaithfulnessScorer:
                     evidence=ev,
                     cited_docs=None if cited[i] is None else sorted(cited[i]),
                     citation=statuses[i],
+                    unsupported_spans=_unsupported_spans(claim, verdicts[i], ev),
                     band=str(bands[i]),
                     settled=bool(bands[i] != "uncertain"),
                     candidates=(
@@ -918,6 +921,18 @@ def _evidence(chunk: Chunk) -> Evidence:
         end=chunk.end,
         spans=[Span(p.doc_index, p.start, p.end) for p in (chunk.parts or (chunk,))],
     )
+
+
+def _unsupported_spans(claim: Claim, verdict: str, ev: Evidence | None) -> list[UnsupportedSpan]:
+    """The words of a claim that is not supported that its evidence does not back."""
+    raw = claim.text if claim.raw is None else claim.raw
+    out = []
+    for span, kind in find_spans(claim.text, ev.text if ev else None, verdict=verdict):
+        s, e = to_response(claim.text, raw, claim.start, span)
+        out.append(
+            UnsupportedSpan(s, e, raw[s - claim.start : e - claim.start], kind, ev and ev.text)
+        )
+    return out
 
 
 def error_result(message: str) -> FaithfulnessResult:

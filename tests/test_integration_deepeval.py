@@ -80,6 +80,9 @@ def test_measure_number_swap(bundled_scorer):
     assert [v.verdict for v in metric.verdicts] == ["no"]
     assert '"verdict": "no"' in metric.verbose_logs
     assert "thirty-six months" in metric.verbose_logs
+    assert '"unsupported_spans": [\n' in metric.verbose_logs
+    assert '"thirty-six months (contradicted)"' in metric.verbose_logs
+    assert [s.text for s in metric.verdicts[0].unsupported_spans] == ["thirty-six months"]
     assert "Contradicted" in metric.reason
     assert metric.evaluation_cost == 0.0 and metric.evaluation_model.startswith("nli-faith")
 

@@ -111,6 +111,10 @@ def test_score_dataset_returns_full_results(bundled_scorer, batches):
     samples = [warranty(24, "months"), warranty(36, "months")]
     first, second = metric.score_dataset(samples)
     assert first.claims[0].verdict == "yes" and second.claims[0].verdict == "no"
+    assert first.claims[0].unsupported_spans == []
+    assert [(s.text, s.kind) for s in second.claims[0].unsupported_spans] == [
+        ("36 months", "contradicted")
+    ]
     assert metric.single_turn_score(samples[0]) == 1.0  # RAGAS's sync path, from the cache
     assert len(batches) <= 1
 

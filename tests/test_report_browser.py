@@ -47,17 +47,36 @@ def test_claims_evidence_and_filters_in_chromium(report, tmp_path):
         no = page.locator(".claim.no")
         assert no.count() == 1  # "thirty-six months" against "twenty-four months"
         assert no.first.locator(".tag").inner_text().lower() == "contradicted"
+        # inside it, only the wrong words are marked, with the evidence on hover
+        wrong = no.first.locator("mark.wrong")
+        assert wrong.count() == 1 and wrong.inner_text() == "thirty-six months"
+        assert "contradicted" in wrong.get_attribute("class")
+        assert "twenty-four months" in wrong.get_attribute("title")
+        wrong.hover()
+        assert wrong.evaluate("e => e.matches(':hover')")
+        # an invented sentence, none of whose words its closest evidence holds: all of it
+        # is marked (less its full stop); a supported claim has no mark
+        gold = page.locator(".claim.idk", has_text="painted gold")
+        assert gold.locator("mark.wrong.unsupported").all_inner_texts() == [
+            "The tower is painted gold every year"
+        ]
+        assert page.locator(".claim.yes mark.wrong").count() == 0
         # clicking a claim shows its evidence inside its document, with the probabilities
         panel = page.locator("#card-0 .evidence")
         assert panel.is_hidden()
         no.first.click()
         assert panel.is_visible()
         assert no.first.get_attribute("aria-pressed") == "true"
-        mark = panel.locator("mark")
+        mark = panel.locator("pre.doc mark")
         assert "twenty-four months" in mark.inner_text()
         doc = panel.locator("pre.doc").inner_text()
         assert doc.startswith("Warranty.") and "accidental damage" in doc  # the whole document
         assert "p_entail" in panel.inner_text() and "p_contradict" in panel.inner_text()
+        # the panel lists the words to blame beside the evidence they were compared with
+        blamed = panel.locator(".wrongs li")
+        assert blamed.count() == 1
+        assert blamed.locator("mark.contradicted").inner_text() == "thirty-six months"
+        assert "twenty-four months" in blamed.locator("q").inner_text()
         results = REPO / "benchmarks" / "results"
         shot_dir = results if os.environ.get("NLI_FAITH_UPDATE_SCREENSHOT") == "1" else tmp_path
         shot_dir.mkdir(parents=True, exist_ok=True)

@@ -126,6 +126,12 @@ def test_score_reply_is_the_cli_record_plus_decision(client, tmp_path):
         "spans": [{"doc_index": 0, "start": 0, "end": 29}],
     }  # fmt: skip
     assert body["strict"] == 0.5 and body["n_no"] == 1 and "Contradicted" in body["reason"]
+    # the wrong words of the contradicted claim, with offsets into the response
+    assert body["claims"][0]["unsupported_spans"] == [
+        {"start": 19, "end": 28, "text": "36 months", "kind": "contradicted",
+         "evidence": "The warranty lasts 24 months."},
+    ]  # fmt: skip
+    assert SWAP["response"][19:28] == "36 months" and body["claims"][1]["unsupported_spans"] == []
     # the same record through the batch endpoint: the same result
     batch = client.post("/v1/score/batch", json={"records": [SWAP]}, headers=AUTH).json()
     item = batch["results"][0]

@@ -241,6 +241,8 @@ def _verdict_log(c: Any) -> dict[str, Any]:
         "p_contradict": c.p_contradict,
         "evidence": c.evidence.text if c.evidence is not None else None,
     }
+    if c.unsupported_spans:  # the words to blame, as "text (kind)"
+        out["unsupported_spans"] = [f"{s.text} ({s.kind})" for s in c.unsupported_spans]
     if c.reference_label is not None:
         out["reference_label"] = c.reference_label
     return out

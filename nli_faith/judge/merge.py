@@ -28,7 +28,7 @@ from nli_faith.errors import (
     NliFaithError,
 )
 from nli_faith.judge.prompt import VERDICTS
-from nli_faith.results import FaithfulnessResult, result_from_dict
+from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan, result_from_dict
 from nli_faith.scoring.reference import explain_reference, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
 
@@ -44,6 +44,18 @@ class Outcome:
     verdict: str | None = None  # "yes" / "no" / "idk"; None when the judge failed
     reason: str | None = None
     error: str | None = None
+
+
+def _judged_spans(c: ClaimVerdict, verdict: str) -> list[UnsupportedSpan]:
+    """A judged claim's spans: none once supported, its own (or the whole claim, when the
+    NLI verdict had supported it) marked contradicted once contradicted."""
+    if verdict == "yes":
+        return []
+    ev = c.evidence.text if c.evidence is not None else None
+    spans = c.unsupported_spans or [UnsupportedSpan(c.start, c.end, c.claim, "unsupported", ev)]
+    if verdict == "no":
+        spans = [dataclasses.replace(s, kind="contradicted") for s in spans]
+    return spans
 
 
 def apply_outcomes(
@@ -68,7 +80,12 @@ def apply_outcomes(
             if o.verdict not in VERDICTS:
                 raise ValueError(f"verdict {o.verdict!r} is not one of {VERDICTS}")
             claims[k] = dataclasses.replace(
-                c, verdict=o.verdict, source="judge", judge_reason=o.reason, judge_error=None
+                c,
+                verdict=o.verdict,
+                source="judge",
+                judge_reason=o.reason,
+                judge_error=None,
+                unsupported_spans=_judged_spans(c, o.verdict),
             )
         else:
             claims[k] = dataclasses.replace(c, judge_error=o.error or "the judge failed")

@@ -37,9 +37,16 @@ HISTOGRAM_BINS = 10
 
 
 @dataclass
+class Part:
+    text: str
+    span: int | None = None  # index into the claim's unsupported spans
+
+
+@dataclass
 class Segment:
     text: str
     claim: int | None = None  # index into the card's claims
+    parts: list[Part] = field(default_factory=list)  # a claim's text, its wrong words apart
 
 
 @dataclass
@@ -75,11 +82,32 @@ def _segments(response: str | None, claims: list[dict]) -> tuple[list[Segment], 
             continue
         if s > pos:
             segs.append(Segment(response[pos:s]))
-        segs.append(Segment(response[s:e], i))
+        segs.append(Segment(response[s:e], i, _parts(response, s, e, claims[i])))
         pos = e
     if pos < len(response):
         segs.append(Segment(response[pos:]))
     return segs, extra
+
+
+def _wrong_spans(c: dict[str, Any]) -> list[dict[str, Any]]:
+    spans = c.get("unsupported_spans") or []
+    return [x for x in spans if isinstance(x, dict) and isinstance(x.get("start"), int)]
+
+
+def _parts(response: str, start: int, end: int, c: dict[str, Any]) -> list[Part]:
+    """``response[start:end]`` (a claim) cut so that its unsupported spans stand apart."""
+    parts, pos = [], start
+    for k, x in sorted(enumerate(_wrong_spans(c)), key=lambda kx: kx[1]["start"]):
+        s, e = x["start"], x.get("end")
+        if not isinstance(e, int) or s < pos or e > end or s >= e:
+            continue  # outside the claim or overlapping the previous one: not shown
+        if s > pos:
+            parts.append(Part(response[pos:s]))
+        parts.append(Part(response[s:e], k))
+        pos = e
+    if pos < end:
+        parts.append(Part(response[pos:end]))
+    return parts
 
 
 def _claim_view(c: dict[str, Any], docs: dict[int, str]) -> dict[str, Any]:
@@ -93,6 +121,10 @@ def _claim_view(c: dict[str, Any], docs: dict[int, str]) -> dict[str, Any]:
         "pc": c.get("p_contradict"),
         "doc": None,
         "ref": c.get("reference_label"),  # hallucination / self_knowledge, with a reference
+        "spans": [
+            {"text": x.get("text", ""), "kind": x.get("kind"), "ev": x.get("evidence")}
+            for x in _wrong_spans(c)
+        ],
     }
     if ev:
         view |= {"doc": ev.get("doc_index"), "s": ev.get("start"), "e": ev.get("end")}

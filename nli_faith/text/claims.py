@@ -207,6 +207,9 @@ class Claim:
     kind: str | None = field(default=None, repr=False, compare=False)
     #: For an absence claim: the thing it says the context does not mention.
     about: str = field(default="", repr=False, compare=False)
+    #: ``response[start:end]`` as written (set by the scorer), to map offsets in ``text``
+    #: back to the response; None when not set.
+    raw: str | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

@@ -1,0 +1,75 @@
+"""What the guardrail drop-ins share: pass or fail, the words to blame, the answer
+without its unsupported claims. Pure functions over a result; no framework imported.
+
+Example:
+    >>> from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan
+    >>> bad = UnsupportedSpan(23, 40, "thirty-six months", "contradicted", "24 months.")
+    >>> r = FaithfulnessResult(0.5, 0.5, 0.5, 2, 1, 1, 0, "...", [
+    ...     ClaimVerdict("Paris is in France.", 0, 19, "yes", 0.9, 0.0, None),
+    ...     ClaimVerdict("The warranty lasts thirty-six months.", 20, 57, "no", 0.0, 0.9, None,
+    ...                  unsupported_spans=[bad])])
+    >>> passing(r, score_type="strict", threshold=1.0)
+    False
+    >>> without_unsupported("Paris is in France. The warranty lasts thirty-six months.", r)
+    'Paris is in France.'
+    >>> blamed(r)
+    ['"thirty-six months" is contradicted by: 24 months.']
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from nli_faith.errors import E_SCORE_TYPE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.results import FaithfulnessResult
+    from nli_faith.scorer import FaithfulnessScorer
+
+#: The scores a gate can compare with its threshold.
+SCORE_TYPES = ("strict", "lenient", "soft")
+
+
+def check_score_type(score_type: str) -> str:
+    if score_type not in SCORE_TYPES:
+        raise ValueError(E_SCORE_TYPE.format(allowed=list(SCORE_TYPES), score=score_type))
+    return score_type
+
+
+def passing(
+    result: FaithfulnessResult,
+    *,
+    score_type: str,
+    threshold: float | None,
+    scorer: FaithfulnessScorer | None = None,
+) -> bool | None:
+    """Does the answer pass: its ``score_type`` score reaches ``threshold``; with no
+    threshold, the scorer's calibrated decision (``nli-faith calibrate``), if it has one.
+    None for an answer with no verifiable claim, or with neither rule."""
+    if threshold is None:
+        return None if scorer is None else scorer.passes(result)
+    value = getattr(result, score_type)
+    return None if value is None else value >= threshold
+
+
+def blamed(result: FaithfulnessResult) -> list[str]:
+    """One line per word span to blame: the words, what is wrong, the evidence."""
+    out = []
+    for c in result.claims:
+        for s in c.unsupported_spans:
+            how = "is contradicted by" if s.kind == "contradicted" else "is not found in"
+            out.append(f'"{s.text}" {how}: {s.evidence if s.evidence else "(no evidence)"}')
+    return out
+
+
+def without_unsupported(response: str, result: FaithfulnessResult) -> str:
+    """``response`` with every claim that is not supported cut out (for a fix action)."""
+    cuts = sorted((c.start, c.end) for c in result.claims if c.verdict != "yes")
+    pieces, pos = [], 0
+    for s, e in cuts:
+        if s >= pos:
+            pieces.append(response[pos:s])
+            pos = e
+    pieces.append(response[pos:])
+    return re.sub(r"[ \t]{2,}", " ", "".join(pieces)).strip()

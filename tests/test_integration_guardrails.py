@@ -1,0 +1,115 @@
+"""The NLIFaithfulness validator inside the real Guardrails AI (guardrails-ai), on the
+bundled model, with Guardrails' metrics off and every non-loopback connection refused."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+
+# this module first: imported through it, Guardrails makes no NLTK download attempt
+pytest.importorskip(
+    "nli_faith.integrations.guardrails", reason="guardrails-ai is not installed (dev extra)"
+)
+
+from guardrails import OnFailAction  # noqa: E402
+from guardrails.classes.rc import RC  # noqa: E402
+from guardrails.errors import ValidationError  # noqa: E402
+from guardrails.settings import settings  # noqa: E402
+from guardrails.validators import FailResult, PassResult  # noqa: E402
+
+from nli_faith.integrations.guardrails import AsyncGuard, Guard, NLIFaithfulness  # noqa: E402
+
+CONTEXT = ["Paris is the capital of France.", "The warranty lasts 24 months."]
+ANSWER = "Paris is in France. The warranty lasts 36 months."
+META = {"context": CONTEXT, "question": "Tell me about Paris and the warranty."}
+
+
+@pytest.fixture(autouse=True)
+def offline(tmp_path, monkeypatch):
+    """Metrics off (a ~/.guardrailsrc saying so), and no connection leaves the machine."""
+    (tmp_path / ".guardrailsrc").write_text("enable_metrics=false\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(settings, "rc", RC.load())
+    attempts: list = []
+    real_connect = socket.socket.connect
+
+    def connect(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if host not in ("127.0.0.1", "::1", "localhost") and not isinstance(host, bytes):
+            attempts.append(address)
+            raise OSError(f"test is offline: refused {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    yield
+    assert attempts == []
+
+
+def guard_with(bundled_scorer, **kw) -> Guard:
+    return Guard().use(NLIFaithfulness(scorer=bundled_scorer, **kw))
+
+
+def test_the_validator_marks_the_wrong_words(bundled_scorer):
+    validator = NLIFaithfulness(scorer=bundled_scorer, on_fail="noop")
+    result = validator.validate(ANSWER, META)
+    assert isinstance(result, FailResult)
+    assert [ANSWER[s.start : s.end] for s in result.error_spans] == ["36 months"]
+    assert "24 months" in result.error_spans[0].reason
+    assert result.fix_value == "Paris is in France."
+    assert "36 months" in result.error_message
+    full = validator.result_for(ANSWER, META)
+    assert [c.verdict for c in full.claims] == ["yes", "no"]
+    assert isinstance(validator.validate("Paris is in France.", META), PassResult)
+
+
+def test_on_fail_actions_in_a_guard(bundled_scorer):
+    with pytest.raises(ValidationError, match="36 months"):
+        guard_with(bundled_scorer).validate(ANSWER, metadata=META)  # exception by default
+    out = guard_with(bundled_scorer, on_fail=OnFailAction.FIX).validate(ANSWER, metadata=META)
+    assert out.validation_passed and out.validated_output == "Paris is in France."
+    out = guard_with(bundled_scorer, on_fail="noop").validate(ANSWER, metadata=META)
+    assert out.validation_passed is False and out.validated_output == ANSWER
+    (summary,) = out.validation_summaries
+    assert summary.validator_name == "NLIFaithfulness"
+    assert [(s.start, s.end) for s in summary.error_spans] == [(39, 48)]
+    out = guard_with(bundled_scorer, on_fail="refrain").validate(ANSWER, metadata=META)
+    assert out.validated_output is None
+    good = guard_with(bundled_scorer).validate("Paris is in France.", metadata=META)
+    assert good.validation_passed and good.validated_output == "Paris is in France."
+
+
+def test_threshold_and_score_type(bundled_scorer):
+    half = guard_with(bundled_scorer, threshold=0.5, on_fail="noop")
+    assert half.validate(ANSWER, metadata=META).validation_passed  # 1 of 2 supported
+    lenient = guard_with(bundled_scorer, score_type="lenient", on_fail="noop")
+    assert not lenient.validate(ANSWER, metadata=META).validation_passed  # 1 contradicted
+    unfound = "Paris is in France. It has a famous zoo."
+    assert lenient.validate(unfound, metadata=META).validation_passed  # not found is forgiven
+    with pytest.raises(ValueError, match="score must be one of"):
+        NLIFaithfulness(score_type="f1", scorer=bundled_scorer)
+
+
+def test_missing_context_and_unscorable_input(bundled_scorer):
+    with pytest.raises(Exception, match="context"):
+        guard_with(bundled_scorer).validate(ANSWER, metadata={"question": "q"})
+    validator = NLIFaithfulness(scorer=bundled_scorer)
+    with pytest.raises(ValueError, match="needs the context in the metadata"):
+        validator.validate(ANSWER, {})
+    bad = validator.validate(ANSWER, {"context": [1, 2]})
+    assert isinstance(bad, FailResult) and "could not score" in bad.error_message
+
+
+def test_async_guard(bundled_scorer):
+    guard = AsyncGuard().use(NLIFaithfulness(scorer=bundled_scorer, on_fail="fix"))
+
+    async def both():
+        return await asyncio.gather(
+            guard.validate(ANSWER, metadata=META),
+            guard.validate("The warranty lasts 24 months.", metadata=META),
+        )
+
+    first, second = asyncio.run(both())
+    assert first.validated_output == "Paris is in France."
+    assert second.validated_output == "The warranty lasts 24 months."

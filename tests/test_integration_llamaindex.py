@@ -1,0 +1,121 @@
+"""NLIFaithfulnessEvaluator inside the real LlamaIndex (llama-index-core), on the bundled
+model: its BaseEvaluator interface, BatchEvalRunner, Response objects with source nodes."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+pytest.importorskip("llama_index.core", reason="llama-index-core is not installed (dev extra)")
+
+from llama_index.core.base.response.schema import Response  # noqa: E402
+from llama_index.core.evaluation import (  # noqa: E402
+    BaseEvaluator,
+    BatchEvalRunner,
+    EvaluationResult,
+)
+from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
+
+from nli_faith.integrations import gate  # noqa: E402
+from nli_faith.integrations.llamaindex import NLIFaithfulnessEvaluator  # noqa: E402
+
+CONTEXT = ["Warranty: the device is covered for 24 months from purchase."]
+
+
+def warranty(n: int) -> str:
+    return f"The warranty lasts {n} months."
+
+
+@pytest.fixture
+def batches(bundled_scorer, monkeypatch):
+    """Sizes of the score_batch runs the bundled scorer makes during the test."""
+    calls: list[int] = []
+    score_batch = bundled_scorer.score_batch
+
+    def counted(records, **kw):
+        records = list(records)
+        calls.append(len(records))
+        return score_batch(records, **kw)
+
+    monkeypatch.setattr(bundled_scorer, "score_batch", counted)
+    return calls
+
+
+def test_evaluate_a_number_swap_and_a_faithful_answer(bundled_scorer):
+    evaluator = NLIFaithfulnessEvaluator(scorer=bundled_scorer)
+    assert isinstance(evaluator, BaseEvaluator) and evaluator.get_prompts() == {}
+    bad = evaluator.evaluate(query="How long?", response=warranty(36), contexts=CONTEXT)
+    assert isinstance(bad, EvaluationResult)
+    assert (bad.passing, bad.score, bad.invalid_result) == (False, 0.0, False)
+    assert bad.query == "How long?" and bad.contexts == CONTEXT
+    assert bad.feedback.splitlines()[-1] == f'"36 months" is contradicted by: {CONTEXT[0]}'
+    full = evaluator.result_for(warranty(36), CONTEXT, query="How long?")
+    assert [s.text for s in full.claims[0].unsupported_spans] == ["36 months"]
+    good = evaluator.evaluate(response=warranty(24), contexts=CONTEXT)
+    assert (good.passing, good.score) == (True, 1.0)
+    assert good.feedback == bundled_scorer.score(warranty(24), CONTEXT).reason
+
+
+def test_threshold_score_type_and_raise_error(bundled_scorer):
+    answer = warranty(24) + " It is waterproof to 50 metres."  # one supported, one not found
+    strict = NLIFaithfulnessEvaluator(scorer=bundled_scorer)
+    lenient = NLIFaithfulnessEvaluator(scorer=bundled_scorer, score_type="lenient")
+    half = NLIFaithfulnessEvaluator(0.5, scorer=bundled_scorer)
+    assert strict.evaluate(response=answer, contexts=CONTEXT).score == 0.5
+    assert strict.evaluate(response=answer, contexts=CONTEXT).passing is False
+    assert lenient.evaluate(response=answer, contexts=CONTEXT).passing is True
+    assert half.evaluate(response=answer, contexts=CONTEXT).passing is True
+    raising = NLIFaithfulnessEvaluator(scorer=bundled_scorer, raise_error=True)
+    with pytest.raises(ValueError, match="not faithful"):
+        raising.evaluate(response=warranty(36), contexts=CONTEXT)
+    # no threshold and no calibrated thresholds: no decision, still a score
+    assert (
+        NLIFaithfulnessEvaluator(None, scorer=bundled_scorer)
+        .evaluate(response=answer, contexts=CONTEXT)
+        .passing
+        is None
+    )
+
+
+def test_evaluate_response_reads_the_source_nodes(bundled_scorer):
+    evaluator = NLIFaithfulnessEvaluator(scorer=bundled_scorer)
+    response = Response(
+        response=warranty(36),
+        source_nodes=[NodeWithScore(node=TextNode(text=CONTEXT[0]), score=0.9)],
+    )
+    r = evaluator.evaluate_response(query="How long?", response=response)
+    assert (r.passing, r.score, r.contexts) == (False, 0.0, CONTEXT)
+
+
+def test_batch_eval_runner_scores_concurrent_answers_in_one_run(bundled_scorer, batches):
+    evaluator = NLIFaithfulnessEvaluator(scorer=bundled_scorer)
+    months = list(range(300, 310))
+    runner = BatchEvalRunner({"faithfulness": evaluator}, workers=16)
+    results = runner.evaluate_response_strs(
+        queries=["How long is the warranty?"] * len(months),
+        response_strs=[warranty(n) for n in months],
+        contexts_list=[CONTEXT] * len(months),
+    )
+    assert [r.passing for r in results["faithfulness"]] == [False] * len(months)
+    assert batches == [len(months)]  # every waiting answer in one batched run
+
+
+def test_no_claims_and_bad_input_are_invalid_results(bundled_scorer):
+    evaluator = NLIFaithfulnessEvaluator(scorer=bundled_scorer)
+    r = evaluator.evaluate(response="Sure! What would you like to know?", contexts=CONTEXT)
+    assert r.invalid_result and r.score is None and r.passing is None
+    assert "no verifiable claim" in r.invalid_reason.lower()
+    r = evaluator.evaluate(response="Fine.", contexts=[None])
+    assert r.invalid_result and "context" in r.invalid_reason
+    with pytest.raises(ValueError, match="contexts and response"):
+        evaluator.evaluate(response="x")
+    with pytest.raises(TypeError, match="no LLM"):
+        NLIFaithfulnessEvaluator(llm=object())
+    with pytest.raises(ValueError, match="score must be one of"):
+        NLIFaithfulnessEvaluator(score_type="f1", scorer=bundled_scorer)
+
+
+def test_gate_docstring_examples():
+    result = doctest.testmod(gate, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
