@@ -64,6 +64,7 @@ BENCHMARKS = {
     "fuzz": "benchmarks.regressions",
     "batch_invariance": "benchmarks.regressions",
     "report_screenshot": "benchmarks.report_screenshot",
+    "spans": "benchmarks.spans",
 }
 
 

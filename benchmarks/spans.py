@@ -1,6 +1,6 @@
 """Unsupported-word spans against human span labels: character-level precision, recall, F1.
 
-    python -m benchmarks.spans [--data-dir ../shared/data] [--n 300] [--seed 0]
+    python -m benchmarks run spans [--data-dir ../shared/data] [--n 300] [--seed 0]
 
 Labels: XSumFaith (Maynez et al. 2020, "On Faithfulness and Factuality in Abstractive
 Summarization"; released by Google Research under CC BY 4.0): BBC articles, one-sentence
@@ -19,20 +19,20 @@ Compared, on a seeded sample of ``--n`` summaries scored once with the bundled m
 
 Characters are counted without whitespace, micro-averaged over the sample. The one
 setting chosen on data (:data:`nli_faith.text.spans.MAX_JOINED_STOP_WORDS`) was chosen on
-150 other summaries of the set, disjoint from the seeded samples of 100 to 400. Writes
-``spans.md`` and ``spans.json`` to ``--out-dir`` (default ``benchmarks/results``).
+150 other summaries of the set, disjoint from the seeded samples of 100 to 400.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .speed_common import REPO, RESULTS_DIR, git_state, read_jsonl, rnd, versions, write_json
+from .harness import Outcome
+from .speed_common import REPO, read_jsonl, rnd, versions
+
+TITLE = "Unsupported-word spans against human span labels (XSumFaith)"
 
 #: ``../shared/data`` beside the checkout (or beside the worktrees' folder).
 DEFAULT_DATA_DIR = next(
@@ -105,7 +105,7 @@ def evaluate(rows: list[dict], results: list, *, min_votes: int) -> dict[str, An
     }
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def measure(args: argparse.Namespace, bench) -> dict[str, Any]:
     from nli_faith import FaithfulnessScorer
 
     path = args.data_dir / "faithfulness" / f"{DATASET}.jsonl"
@@ -116,9 +116,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.backend != "torch":
         options |= {"backend": "onnx", "onnx_quantize": args.backend == "onnx"}
     scorer = FaithfulnessScorer(**options)
-    t0 = time.perf_counter()
-    results = scorer.score_batch(rows)
-    seconds = time.perf_counter() - t0
+    results = bench.timed("score_batch", lambda: scorer.score_batch(rows), repeats=1)
     errors = [r.error for r in results if r.error]
     labels = [gold_chars(r, min_votes=1) for r in rows]
     n_spans = sum(n for _, n, _ in labels)
@@ -150,21 +148,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "mean_claim_chars": rnd(sum(len(c.claim) for c in wrong) / max(1, len(wrong)), 1),
         "majority": evaluate(rows, results, min_votes=2),
         "any_annotator": evaluate(rows, results, min_votes=1),
-        "score_seconds": rnd(seconds, 1),
-        "command": "python -m benchmarks.spans " + " ".join(args.argv),
         "versions": versions("nli-faith", "torch", "transformers", "onnxruntime"),
-        "git": git_state(),
     }
 
 
 def render(result: dict[str, Any]) -> str:
     lines = [
-        "# Unsupported-word spans vs human span labels",
-        "",
-        f"`{result['command']}`: {result['n']} summaries of {result['dataset']} (seed "
-        f"{result['seed']}; {result['n_hallucinated']} with a hallucination by the majority "
-        f"label), scored once with the bundled model (backend {result['backend']}, "
-        f"{result['score_seconds']} s). Character-level, whitespace left out, micro-averaged.",
+        f"{result['n']} summaries of {result['dataset']} (seed {result['seed']}; "
+        f"{result['n_hallucinated']} with a hallucination by the majority label), scored once "
+        f"with the bundled model (backend {result['backend']}). Character-level, whitespace "
+        "left out, micro-averaged.",
         "",
         "| gold | prediction | precision | recall | F1 |",
         "|---|---|---:|---:|---:|",
@@ -189,11 +182,7 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m benchmarks.spans",
-        description="Character-level P/R/F1 of unsupported-word spans vs XSumFaith labels.",
-    )
+def add_arguments(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     p.add_argument("--n", type=int, default=300, help="summaries in the seeded sample")
     p.add_argument("--seed", type=int, default=0)
@@ -204,25 +193,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="onnx-fp32 (default): the bundled model's fp32 ONNX export, torch's "
         "probabilities, faster on a CPU; onnx: the int8 export",
     )
-    p.add_argument("--out-dir", type=Path, default=RESULTS_DIR)
-    args = p.parse_args(argv)
+
+
+def run(args: argparse.Namespace, bench) -> Outcome:
     if args.n < 1:
-        p.error("--n must be at least 1")
-    args.argv = list(argv) if argv is not None else []
-    return args
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    import sys
-
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    result = run(args)
-    write_json(args.out_dir / "spans.json", result)
-    text = render(result)
-    (args.out_dir / "spans.md").write_text(text, encoding="utf-8")
-    print(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+        raise SystemExit("--n must be at least 1")
+    result = measure(args, bench)
+    figures = {
+        f"F1 {name}, {gold}": result[key][name]["f1"]
+        for gold, key in (("majority", "majority"), ("any annotator", "any_annotator"))
+        for name in ("spans", "whole claim")
+    }
+    return Outcome(body=render(result), figures=figures, data=result)
