@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .harness import DEFAULT_DATA_DIR, Outcome
+from .quality import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = [
@@ -34,20 +35,8 @@ DATASETS = [
     "xsumfaith",
     "summeval",
 ]
-SPLIT_SEED = 0
 #: One short context per record: cheap enough to score whole.
 WHOLE = ["begin_dev", "q2", "begin_test"]
-
-
-def sample(path: Path, limit: int | None) -> list[dict]:
-    """A seeded sample kept in file order (the same rule as ``benchmarks.quality``)."""
-    with path.open(encoding="utf-8") as f:
-        recs = [json.loads(line) for line in f if line.strip()]
-    if limit is not None and limit < len(recs):
-        rng = np.random.default_rng(SPLIT_SEED)
-        keep = np.sort(rng.choice(len(recs), size=limit, replace=False))
-        recs = [recs[i] for i in keep]
-    return recs
 
 
 def fingerprint(model: str) -> str:
@@ -175,7 +164,7 @@ def run(args, bench) -> Outcome:
     result["models"] = {k: {"model": m, "fingerprint": fingerprint(m)} for k, m in models.items()}
     for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         limit = None if name in args.whole.split(",") else args.limit
-        recs = sample(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
+        recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
         per = {}
         for which, model in models.items():
             if args.only and which != args.only:

@@ -66,6 +66,14 @@ def expand_paths(paths: list[str | Path]) -> list[Path]:
     return out
 
 
+def in_dev(key: str, *, fraction: float, seed: int) -> bool:
+    """Whether ``key`` (a premise, a document id) falls in the seeded development split."""
+    import hashlib
+
+    h = int.from_bytes(hashlib.sha1(f"{seed}\x1f{key}".encode()).digest()[:4], "big")
+    return h < int(fraction * 2**32)
+
+
 def split_dev(
     rows: list[NLIExample], *, fraction: float, seed: int = 7
 ) -> tuple[list[NLIExample], list[NLIExample]]:
@@ -82,12 +90,8 @@ def split_dev(
     """
     if not 0 <= fraction < 1:
         raise ValueError(E_DEV_FRACTION.format(fraction=fraction))
-    import hashlib
-
-    cut = int(fraction * 2**32)
     train: list[NLIExample] = []
     dev: list[NLIExample] = []
     for r in rows:
-        h = int.from_bytes(hashlib.sha1(f"{seed}\x1f{r.premise}".encode()).digest()[:4], "big")
-        (dev if h < cut else train).append(r)
+        (dev if in_dev(r.premise, fraction=fraction, seed=seed) else train).append(r)
     return train, dev

@@ -22,7 +22,6 @@ No file of ``nli/eval`` or ``faithfulness/`` is read.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import random
@@ -33,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nli_faith.training.data import NOT_ENTAILMENT_ID, NLIExample, read_nli_jsonl
+from nli_faith.training.data import NOT_ENTAILMENT_ID, NLIExample, in_dev, read_nli_jsonl
 from nli_faith.training.synthetic import SyntheticPair
 
 logger = logging.getLogger(__name__)
@@ -43,11 +42,6 @@ _IDS = {v: k for k, v in _NAMES.items()}
 #: Neutral pairs made by cutting the support out of a document: when the current model is
 #: sure the rest still entails the claim, the document most likely says it twice.
 _CUT_KINDS = frozenset({"rag_removed", "rag_nearest", "rag_fused_half", "rag_fused_across_half"})
-
-
-def _is_dev(key: str, fraction: float, seed: int) -> bool:
-    h = int.from_bytes(hashlib.sha1(f"{seed}\x1f{key}".encode()).digest()[:4], "big")
-    return h < int(fraction * 2**32)
 
 
 def _row(p: SyntheticPair | NLIExample) -> dict:
@@ -170,8 +164,9 @@ def build(args: argparse.Namespace) -> dict:
     docs = read_sources(data / "rag-sources" / "ragtruth_train_sources.jsonl")
     rng.shuffle(docs)
     docs = docs[: args.docs]
-    dev_docs = [d for d in docs if _is_dev(d.source_id, args.dev_fraction, args.seed)]
-    train_docs = [d for d in docs if not _is_dev(d.source_id, args.dev_fraction, args.seed)]
+    split = {"fraction": args.dev_fraction, "seed": args.seed}
+    dev_docs = [d for d in docs if in_dev(d.source_id, **split)]
+    train_docs = [d for d in docs if not in_dev(d.source_id, **split)]
     maker = RagPairMaker(FaithfulnessScorer(args.miner))
     train_rows = [_row(p) for p in maker.make(train_docs, seed=args.seed, per_doc=args.per_doc)]
     dev_rows = [_row(p) for p in maker.make(dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
@@ -193,7 +188,7 @@ def build(args: argparse.Namespace) -> dict:
     made += structured_pairs(n=args.structured, seed=args.seed + 7)
     other.extend(_row(p) for p in made)
     for r in other:
-        (dev_rows if _is_dev(r["premise"], args.dev_fraction, args.seed) else train_rows).append(r)
+        (dev_rows if in_dev(r["premise"], **split) else train_rows).append(r)
 
     logger.info("scoring %d training candidates with %s", len(train_rows), args.miner)
     miner = NLIModel(args.miner, max_length=args.max_length, backend=args.miner_backend)
