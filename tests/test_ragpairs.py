@@ -53,6 +53,35 @@ def test_labels_follow_how_the_pair_was_made(pairs):
     assert made == RagPairMaker.make(pairs[1], DOCS * 3, seed=3, per_doc=4)  # seeded
 
 
+def test_in_document_confusions_reuse_the_documents_own_words(pairs):
+    from nli_faith.training.confusions import confusion_pairs
+
+    _, maker = pairs
+    doc = SourceDoc(
+        "c",
+        "Summary",
+        (
+            "Maria Lopez opened a bakery in Madrid in 2015. Her brother Carlos Lopez runs a cafe "
+            "in Seville. The bakery sells bread made from local flour every morning. The cafe "
+            "serves coffee roasted by a family business in Valencia.",
+        ),
+    )
+    made = confusion_pairs(maker, [doc] * 4, seed=5, per_doc=3)
+    kinds = {p.kind for p in made}
+    assert kinds == {"rag_entity_local", "rag_spliced"}
+    text = doc.context[0]
+    for p in made:
+        assert p.premise in text and p.hypothesis not in text
+        if p.kind == "rag_entity_local":  # the new entity is one the document names
+            assert p.label == "contradiction"
+            assert any(
+                n in p.hypothesis for n in ("Maria", "Carlos", "Madrid", "Seville", "Valencia")
+            )
+        else:  # the subject of one sentence with the predicate of another
+            assert p.label == "neutral"
+    assert made == confusion_pairs(maker, [doc] * 4, seed=5, per_doc=3)
+
+
 def test_p_gold_and_the_selection_split():
     import numpy as np
 

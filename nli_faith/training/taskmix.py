@@ -96,13 +96,19 @@ REPLAY_FILES = (
 
 
 def replay_rows(
-    data: Path, train: list[dict], dev: list[dict], *, n: int, seed: int = 8
+    data: Path,
+    train: list[dict],
+    dev: list[dict],
+    *,
+    n: int,
+    seed: int = 8,
+    files: tuple[str, ...] = REPLAY_FILES,
 ) -> list[dict]:
-    """``n`` seeded rows of ``nli/train`` that are in neither split (premises <= 120 words)."""
+    """``n`` seeded rows of ``nli/train`` ``files`` in neither split (premises <= 120 words)."""
     seen = {(r["premise"], r["hypothesis"]) for r in train}
     dev_premises = {r["premise"] for r in dev}
     rows = []
-    for name in REPLAY_FILES:
+    for name in files:
         with (data / "nli" / "train" / f"{name}.jsonl").open(encoding="utf-8") as fh:
             for line in fh:
                 r = json.loads(line)
@@ -149,11 +155,25 @@ def _write(path: Path, rows: list[dict]) -> None:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
+def pick_documents(
+    data: Path, *, n: int, seed: int, dev_fraction: float, rng: random.Random | None = None
+) -> tuple[list, list]:
+    """The seeded sample of ``rag-sources`` documents, split by document into (train, dev)."""
+    from nli_faith.training.ragpairs import read_sources
+
+    docs = read_sources(data / "rag-sources" / "ragtruth_train_sources.jsonl")
+    (rng or random.Random(seed)).shuffle(docs)
+    docs = docs[:n]
+    dev = [d for d in docs if in_dev(d.source_id, fraction=dev_fraction, seed=seed)]
+    train = [d for d in docs if not in_dev(d.source_id, fraction=dev_fraction, seed=seed)]
+    return train, dev
+
+
 def build(args: argparse.Namespace) -> dict:
     from nli_faith import FaithfulnessScorer
     from nli_faith.nli.model import NLIModel
     from nli_faith.training.multifact import conjunction_pairs, summary_pairs
-    from nli_faith.training.ragpairs import RagPairMaker, read_sources
+    from nli_faith.training.ragpairs import RagPairMaker
     from nli_faith.training.structured import structured_pairs
 
     data, out = Path(args.data), Path(args.output)
@@ -161,12 +181,10 @@ def build(args: argparse.Namespace) -> dict:
     rng = random.Random(args.seed)
     t0 = time.time()
 
-    docs = read_sources(data / "rag-sources" / "ragtruth_train_sources.jsonl")
-    rng.shuffle(docs)
-    docs = docs[: args.docs]
     split = {"fraction": args.dev_fraction, "seed": args.seed}
-    dev_docs = [d for d in docs if in_dev(d.source_id, **split)]
-    train_docs = [d for d in docs if not in_dev(d.source_id, **split)]
+    train_docs, dev_docs = pick_documents(
+        data, n=args.docs, seed=args.seed, dev_fraction=args.dev_fraction, rng=rng
+    )
     maker = RagPairMaker(FaithfulnessScorer(args.miner))
     train_rows = [_row(p) for p in maker.make(train_docs, seed=args.seed, per_doc=args.per_doc)]
     dev_rows = [_row(p) for p in maker.make(dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
