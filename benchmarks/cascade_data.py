@@ -70,8 +70,10 @@ def build_matrices(scorer, records: list[LabelledRecord], cache: Path | None) ->
     the model's weights (so a change to chunking or to the model is never served stale):
     a re-run of the same code is instant.
     """
+    from nli_faith.engine import infer
+    from nli_faith.engine.infer import NLIMatrix
+    from nli_faith.engine.plan import Plan
     from nli_faith.nli.fingerprint import weights_sha256
-    from nli_faith.scorer import NLIMatrix
     from nli_faith.text.claims import Claim
 
     key = [
@@ -87,8 +89,8 @@ def build_matrices(scorer, records: list[LabelledRecord], cache: Path | None) ->
     for r in records:
         claims = [Claim(text, 0, len(text)) for text in r.claims]
         chunks = scorer.chunk(r.context, claims)
-        plans.append((claims, chunks, np.ones((len(claims), len(chunks)), dtype=bool)))
-    mats = scorer._fill(plans, True)
+        plans.append(Plan(claims, chunks, np.ones((len(claims), len(chunks)), dtype=bool)))
+    mats = infer.fill(scorer.parts, plans, True)
     mats = [NLIMatrix(m.claims, m.chunks, m.probs, m.mask) for m in mats]
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -65,6 +65,7 @@ BENCHMARKS = {
     "batch_invariance": "benchmarks.regressions",
     "report_screenshot": "benchmarks.report_screenshot",
     "spans": "benchmarks.spans",
+    "verdict_agreement": "benchmarks.verdict_agreement",
 }
 
 

@@ -58,8 +58,8 @@ def full_scan(scorer, records: list[dict], cache: Path | None) -> list[Any]:
             saved = pickle.load(fh)
         if saved["ids"] == [(r["set"], r["id"]) for r in records]:
             return saved["mats"]
-    plans = [scorer._plan(r["response"], r["context"]) for r in records]
-    mats = scorer._fill(plans, False)
+    plans = [scorer.plan(r["response"], r["context"]) for r in records]
+    mats = scorer.matrices(plans)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with cache.open("wb") as fh:

@@ -98,9 +98,9 @@ def _unique_pairs(scorer, records: list[dict]) -> tuple[list[tuple[str, str]], i
     import numpy as np
 
     for r in records:
-        claims, chunks, mask = scorer._plan(r["response"], r["context"])
-        for i, j in zip(*np.nonzero(mask)):
-            pairs.append((chunks[j].text, claims[i].text))
+        p = scorer.plan(r["response"], r["context"])
+        for i, j in zip(*np.nonzero(p.mask)):
+            pairs.append((p.chunks[j].text, p.claims[i].text))
     return list(dict.fromkeys(pairs)), len(pairs)
 
 
@@ -196,11 +196,11 @@ def section_overhead(b: Bench) -> dict[str, Any]:
             ratios.append(tb / ts)
             log(f"  s1 {backend} round {r}: bare {tb:.2f}s score_batch {ts:.2f}s")
         # where score_batch's extra time goes (measured once, outside the timed rounds)
-        t_plan, plans = timed(lambda: [sc._plan(x["response"], x["context"]) for x in records])  # noqa: B023
+        t_plan, plans = timed(lambda: [sc.plan(x["response"], x["context"]) for x in records])  # noqa: B023
         t_tok, _ = timed(
             lambda: nli.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=False)  # noqa: B023
         )
-        mats = sc._fill(plans, False)
+        mats = sc.matrices(plans)
         t_agg, _ = timed(lambda: [sc.aggregate(m) for m in mats])  # noqa: B023
         tb_med, ts_med = median(t_bare), median(t_sb)
         out["backends"][backend] = {
@@ -445,7 +445,7 @@ def section_latency(b: Bench) -> dict[str, Any]:
         )
         rows.append(row)
     sc0 = scorers["torch default"]
-    c0 = [sc0._plan(r["response"], r["context"]) for r in timed_reqs[:40]]
+    c0 = [sc0.plan(r["response"], r["context"]) for r in timed_reqs[:40]]
     return {
         "requests": len(timed_reqs),
         "warmup_requests": warm,
@@ -456,8 +456,8 @@ def section_latency(b: Bench) -> dict[str, Any]:
             sum(len(p.split()) for r in timed_reqs for p in r["context"]) / (3 * len(timed_reqs)),
             1,
         ),
-        "mean_claims": rnd(sum(len(c) for c, _, _ in c0) / len(c0), 2),
-        "mean_chunks_default": rnd(sum(len(k) for _, k, _ in c0) / len(c0), 1),
+        "mean_claims": rnd(sum(len(p.claims) for p in c0) / len(c0), 2),
+        "mean_chunks_default": rnd(sum(len(p.chunks) for p in c0) / len(c0), 1),
         "method": "each request scored alone with scorer.score(); configs interleaved "
         "request by request (rotating order) so that machine load hits all alike",
         "quiet_rounds": sum(f < QUIET_SHARE for f in round_foreign),

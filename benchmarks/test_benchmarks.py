@@ -164,8 +164,10 @@ def test_cascade_matrix_cache_is_rebuilt_when_the_library_changes(
     ]
     cache = tmp_path / "matrices.pkl"
     calls = []
-    fill = bundled_scorer._fill
-    monkeypatch.setattr(bundled_scorer, "_fill", lambda *a: (calls.append(1), fill(*a))[1])
+    from nli_faith.engine import infer
+
+    fill = infer.fill
+    monkeypatch.setattr(infer, "fill", lambda *a: (calls.append(1), fill(*a))[1])
     first = cd.build_matrices(bundled_scorer, recs, cache)
     again = cd.build_matrices(bundled_scorer, recs, cache)
     assert len(calls) == 1 and (first[0].probs == again[0].probs).all()  # served from cache

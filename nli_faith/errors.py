@@ -1,10 +1,57 @@
-"""Every error nli-faith raises, with its message, in one place (as spaCy does)."""
+"""Every error nli-faith raises, with its message and stable code, in one place (as spaCy does).
+
+Each message constant (``E_...``) is a :class:`Message`: a ``str`` that carries its code
+(``E001``...; :data:`CODES`), kept by ``.format()``, so every :class:`NliFaithError`
+knows the code of the message it was raised with (:attr:`NliFaithError.code`). A code
+never changes meaning: a new message takes the next free number. Library messages name
+the library's own options (``max_claims``, ``early_exit=True``), never a command-line
+flag; the command line adds its flag where it reports the error.
+
+Example:
+    >>> err = RecordError(E_FIELD_NULL.format(field="response", expected="a string"))
+    >>> err.code, str(err)
+    ('E047', "field 'response' is null; expected a string.")
+    >>> with_code(err)
+    "[E047] field 'response' is null; expected a string."
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+
+class Message(str):
+    """A message text with its stable code; ``format`` keeps the code."""
+
+    code: str
+
+    def __new__(cls, code: str, text: str) -> Message:
+        obj = super().__new__(cls, text)
+        obj.code = code
+        return obj
+
+    def __getnewargs__(self) -> tuple[str, str]:  # pickles (worker processes, Ray)
+        return self.code, str(self)
+
+    def format(self, *args: Any, **kwargs: Any) -> Message:
+        return Message(self.code, str.format(self, *args, **kwargs))
+
+
+def with_code(err: BaseException) -> str:
+    """An error's message, after its code in brackets when it has one."""
+    code = getattr(err, "code", None)
+    if code is None and err.args:  # a ValueError raised with a library message
+        code = getattr(err.args[0], "code", None)
+    return f"[{code}] {err}" if code else str(err)
 
 
 class NliFaithError(Exception):
     """Base class of all nli-faith errors."""
+
+    @property
+    def code(self) -> str | None:
+        """The stable code of the message this error was raised with (``None``: no code)."""
+        return getattr(self.args[0], "code", None) if self.args else None
 
 
 class LabelMapError(NliFaithError, ValueError):
@@ -103,7 +150,7 @@ E_ONNX_EXPORT = (
 )
 
 # Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
-E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({flag})."
+E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({option})."
 
 # Confidence bands and the LLM-judge cascade (nli_faith.scoring.bands, nli_faith.judge).
 E_BAND_ORDER = "band_low ({low}) must not be above band_high ({high})."
@@ -153,7 +200,7 @@ E_PARTS_MISSING = (
 E_FIELD_NULL = "field '{field}' is null; expected {expected}."
 E_CONTEXT_EMPTY = "The context is empty (no document holds any text), so no claim can be supported."
 E_CLAIM_LIMIT = (
-    "field '{field}' holds too many claims: {size:,}, over the limit of {limit:,} (--max-claims)."
+    "field '{field}' holds too many claims: {size:,}, over the limit of {limit:,} (max_claims)."
 )
 E_LONG_CLAIMS = (
     "{record}: {n_split} claim(s) longer than the {max_tokens} tokens a claim may use beside a "
@@ -202,7 +249,7 @@ class ThresholdsError(NliFaithError, ValueError):
 E_THRESHOLDS_MODEL = (
     "{path} was calibrated for model {expected!r} (weights sha256 {expected_sha}), but this "
     "scorer runs {actual!r} (weights sha256 {actual_sha}); thresholds do not carry over between "
-    "models. Score with that model (--model {given}) or calibrate again for this one."
+    "models. Score with that model ({given}) or calibrate again for this one."
 )
 E_THRESHOLDS_FILE = "{path}: not a thresholds file written by `nli-faith calibrate` ({problem})."
 E_THRESHOLDS_SCORE = "the decision score must be one of {allowed}, got {score!r}."
@@ -225,7 +272,10 @@ E_FAITHFUL_STALE = (
     "was dropped: pass --thresholds FILE (the file `nli-faith score --thresholds` used) to "
     "decide it again."
 )
-E_BANDS_KEPT = "the judge's bands were not calibrated (--no-bands): the scorer's bands are kept."
+E_BANDS_KEPT = (
+    "the judge's bands were not calibrated (calibrate_judge_bands=False): the scorer's bands "
+    "are kept."
+)
 E_TARGET_AGREEMENT = "--target-agreement must be in (0, 1], got {value!r}."
 E_TARGET_PRECISION = "--target-precision must be in (0, 1], got {value!r}."
 E_REPORT_LINE = "{path}:{line}: not a JSON object written by `nli-faith score`."
@@ -250,11 +300,11 @@ E_SCORE_TYPE = "score must be one of {allowed}, got {score!r}."
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
 E_N_PROCESS = "n_process must be at least 1, got {n_process!r}."
 E_BLOCK_SIZE = "block_size must be at least 1, got {block_size!r}."
-E_RESUME_STDOUT = "--resume needs an output file (-o PATH), not standard output."
+E_RESUME_STDOUT = "resuming needs an output file to resume, not standard output."
 E_RESUME_PARQUET = (
     "cannot resume from {path}: it is not a readable Parquet file ({error}). Its rows are "
     "moved into place only when a run ends or is interrupted; after a hard kill, remove it "
-    "or score again without --resume."
+    "or score again without resuming."
 )
 E_RESUME_NOT_OURS = (
     "cannot resume from {path}: no complete line of it is an output object with a 'line' "
@@ -291,3 +341,111 @@ E_REFERENCE_AFTER_JUDGE = (
     "against the reference answer, so no hallucination / self-knowledge rates are given: "
     "run FaithfulnessScorer.check_reference on the merged results."
 )
+
+
+#: The stable code of every message, in one place (a code is never reused).
+CODES: dict[str, str] = {
+    "E_UNKNOWN_LABELS": "E001",
+    "E_LABEL_MAP_INDEX": "E002",
+    "E_LABEL_MAP_NO_ENTAIL": "E003",
+    "E_LABEL_MAP_KEY": "E004",
+    "E_NO_PARSER": "E005",
+    "E_MODEL_NOT_FOUND": "E006",
+    "E_RESPONSE_TYPE": "E007",
+    "E_RESPONSE_MISSING": "E008",
+    "E_CONTEXT_MISSING": "E009",
+    "E_CONTEXT_TYPE": "E010",
+    "E_CONTEXT_ITEM": "E011",
+    "E_NOT_OBJECT": "E012",
+    "E_BAD_JSON": "E013",
+    "E_THRESHOLD": "E014",
+    "E_BATCH_SIZE": "E015",
+    "E_DTYPE": "E016",
+    "E_EARLY_EXIT_THRESHOLD": "E017",
+    "E_BACKEND": "E018",
+    "E_DATA_FIELD": "E019",
+    "E_DATA_LABEL": "E020",
+    "E_PREFILTER": "E021",
+    "E_PREFILTER_TOP_K_ALONE": "E022",
+    "E_PREFILTER_TOP_K": "E023",
+    "E_GRANULARITY": "E024",
+    "E_ONNX_MISSING": "E025",
+    "E_ONNX_EXPORT": "E026",
+    "E_LIMIT": "E027",
+    "E_BAND_ORDER": "E028",
+    "E_MERGE_JSON": "E029",
+    "E_MERGE_FIELD": "E030",
+    "E_MERGE_UNKNOWN": "E031",
+    "E_MERGE_VERDICT": "E032",
+    "E_MERGE_DUPLICATE": "E033",
+    "E_MERGE_CLAIM_TEXT": "E034",
+    "E_JUDGE_VERDICT": "E035",
+    "E_JUDGE_REPLY": "E036",
+    "E_JUDGE_HTTP": "E037",
+    "E_JUDGE_GAVE_UP": "E038",
+    "E_JUDGE_TYPE": "E039",
+    "E_JUDGE_KEY_ENV": "E040",
+    "E_CONCURRENCY": "E041",
+    "E_MAX_ATTEMPTS": "E042",
+    "E_JUDGE_HTTPX": "E043",
+    "E_DEV_FRACTION": "E044",
+    "E_TEACHER_BOTH": "E045",
+    "E_PARTS_MISSING": "E046",
+    "E_FIELD_NULL": "E047",
+    "E_CONTEXT_EMPTY": "E048",
+    "E_CLAIM_LIMIT": "E049",
+    "E_LONG_CLAIMS": "E050",
+    "E_RECORD_FAILED": "E051",
+    "E_SERVE_KEY_FILE": "E052",
+    "E_SERVE_NO_KEYS": "E053",
+    "E_SERVE_OPEN_HOST": "E054",
+    "E_SERVE_EXTRA_MISSING": "E055",
+    "E_SERVE_BAD_JSON": "E056",
+    "E_SERVE_NOT_OBJECT": "E057",
+    "E_SERVE_BODY_TOO_LARGE": "E058",
+    "E_SERVE_BATCH_SHAPE": "E059",
+    "E_SERVE_BATCH_TOO_MANY": "E060",
+    "E_SERVE_QUEUE_FULL": "E061",
+    "E_SERVE_TIMEOUT": "E062",
+    "E_SERVE_NOT_READY": "E063",
+    "E_SERVE_SHUTTING_DOWN": "E064",
+    "E_SERVE_UNAUTHORIZED": "E065",
+    "E_SERVE_INTERNAL": "E066",
+    "E_SERVE_BAD_OPTION": "E067",
+    "E_SERVE_ID_TYPE": "E068",
+    "E_THRESHOLDS_MODEL": "E069",
+    "E_THRESHOLDS_FILE": "E070",
+    "E_THRESHOLDS_SCORE": "E071",
+    "E_LABEL": "E072",
+    "E_CLAIM_LABELS": "E073",
+    "E_CALIBRATION_CLASSES": "E074",
+    "E_BAND_CALIBRATION_FEW": "E075",
+    "E_FAITHFUL_STALE": "E076",
+    "E_BANDS_KEPT": "E077",
+    "E_TARGET_AGREEMENT": "E078",
+    "E_TARGET_PRECISION": "E079",
+    "E_REPORT_LINE": "E080",
+    "E_REPORT_JOIN": "E081",
+    "E_EXTRA_MISSING": "E082",
+    "E_INTEGRATION_LLM_MODEL": "E083",
+    "E_SCORER_AND_OPTIONS": "E084",
+    "E_SCORE_TYPE": "E085",
+    "E_N_PROCESS": "E086",
+    "E_BLOCK_SIZE": "E087",
+    "E_RESUME_STDOUT": "E088",
+    "E_RESUME_PARQUET": "E089",
+    "E_RESUME_NOT_OURS": "E090",
+    "E_PARQUET_STDIO": "E091",
+    "E_INPUT_MISSING": "E092",
+    "E_RAY_MISSING": "E093",
+    "E_RAY_ARGS": "E094",
+    "E_RAY_STDIO": "E095",
+    "E_RAY_RESUME": "E096",
+    "E_RAY_URI_OUTPUT": "E097",
+    "E_RAY_ORDER": "E098",
+    "E_MERGE_NOT_OBJECT": "E099",
+    "E_REFERENCE_AFTER_JUDGE": "E100",
+}
+for _name, _code in CODES.items():
+    globals()[_name] = Message(_code, globals()[_name])
+del _name, _code

@@ -44,7 +44,7 @@ class Limits:
         ...     parse_record({"response": "x" * 10, "context": "y"}, limits=limits)
         ... except ValueError as err:
         ...     print(err)
-        field 'response' is too long: 10 characters, over the limit of 5 (--max-response-chars).
+        field 'response' is too long: 10 characters, over the limit of 5 (max_response_chars).
     """
 
     max_response_chars: int | None = 50_000
@@ -62,21 +62,21 @@ class Limits:
                 len(rec.response),
                 self.max_response_chars,
                 "characters",
-                "--max-response-chars",
+                "max_response_chars",
             ),
             (
                 context_field,
                 sum(map(len, rec.context)),
                 self.max_context_chars,
                 "characters",
-                "--max-context-chars",
+                "max_context_chars",
             ),
-            (context_field, len(rec.context), self.max_documents, "documents", "--max-documents"),
+            (context_field, len(rec.context), self.max_documents, "documents", "max_documents"),
         )
-        for field, size, limit, unit, flag in checks:
+        for field, size, limit, unit, option in checks:
             if limit is not None and size > limit:
                 raise RecordError(
-                    E_LIMIT.format(field=field, size=size, unit=unit, limit=limit, flag=flag),
+                    E_LIMIT.format(field=field, size=size, unit=unit, limit=limit, option=option),
                     field=field,
                 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nli_faith.scoring.early_exit import first_candidates, settled_claims
+from nli_faith.engine.infer import first_candidates, settled_claims
 
 
 def test_first_candidate_is_the_most_similar_preferred_chunk_in_the_mask():

@@ -231,8 +231,8 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     import multiprocessing
     import threading
 
+    from nli_faith.engine.parallel import fork_available
     from nli_faith.nli import model as model_mod
-    from nli_faith.scoring.parallel import fork_available
 
     monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")

@@ -6,9 +6,11 @@ import logging
 import pytest
 from conftest import write_jsonl
 
+from nli_faith.engine.decide import describe
+from nli_faith.engine.infer import run_isolated
+from nli_faith.engine.plan import claim_tokens
 from nli_faith.errors import RecordError
 from nli_faith.records import Limits, parse_record
-from nli_faith.scoring.isolate import describe, run_isolated
 
 GOOD_A = {
     "id": "a",
@@ -85,7 +87,7 @@ def test_long_run_on_claim_is_split_with_spans_and_one_warning(bundled_scorer, c
     assert [r.error for r in out] == [None, None, None]
     long = out[1]
     assert long.n_claims >= 4  # ~1,000 tokens in pieces of at most 254
-    limit = bundled_scorer._claim_tokens()
+    limit = claim_tokens(bundled_scorer.parts)
     assert all(n <= limit for n in bundled_scorer.nli.count_tokens([c.claim for c in long.claims]))
     for c in long.claims:
         assert 0 <= c.start < c.end <= len(RUN_ON)
@@ -150,12 +152,12 @@ def test_limits_refuse_only_the_record_past_them(tiny_model_dir):
     out = scorer.score_batch(records)
     assert out[0].error == (
         "RecordError: field 'response' is too long: 120 characters, over the limit of 100 "
-        "(--max-response-chars)."
+        "(max_response_chars)."
     )
-    assert "3 documents, over the limit of 2 (--max-documents)" in out[1].error
-    assert "4, over the limit of 3 (--max-claims)" in out[2].error
+    assert "3 documents, over the limit of 2 (max_documents)" in out[1].error
+    assert "4, over the limit of 3 (max_claims)" in out[2].error
     assert out[3].error is None and out[3].n_claims == 1
-    with pytest.raises(RecordError, match="--max-claims"):
+    with pytest.raises(RecordError, match="max_claims"):
         scorer.score(
             "Rome is in Italy. Oslo is in Norway. Lima is in Peru. Cairo is in Egypt.", "c"
         )
@@ -194,7 +196,7 @@ def test_cli_limit_flags_and_exit_code(tmp_path, tiny_model_dir, capsys):
     assert len(lines) == 3
     assert "error" not in lines[0]
     assert lines[1]["error"] == "RecordError: field 'response' is null; expected a string."
-    assert "over the limit of 30 (--max-response-chars)" in lines[2]["error"]
+    assert "over the limit of 30 (max_response_chars)" in lines[2]["error"]
     assert "line 2: RecordError: field 'response' is null" in capsys.readouterr().err
     assert main(argv) == 1  # default limits: only the null record fails
     assert [("error" in json.loads(x)) for x in out.read_text().splitlines()] == [0, 1, 0]

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nli_faith.engine.plan import token_offsets
+
 pytest.importorskip("fastapi")
 
 
@@ -196,7 +198,7 @@ def test_chunks_are_spans_of_their_document_and_fit_the_budget(bundled_scorer, d
         docs,
         budget=budget,
         count_tokens=nli.count_tokens,
-        token_offsets=bundled_scorer._token_offsets,
+        token_offsets=lambda text: token_offsets(bundled_scorer.parts, text),
     )
     for c in chunks:
         assert 0 <= c.doc_index < len(docs)

@@ -98,10 +98,10 @@ def _table(cal) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from nli_faith.engine.decide import describe
     from nli_faith.io import read_records
     from nli_faith.scoring.bands import TARGET_AGREEMENT
     from nli_faith.scoring.calibrate import calibrate, parse_labelled
-    from nli_faith.scoring.isolate import describe
     from nli_faith.scoring.thresholds import ModelId, Thresholds
 
     def fail(message: str) -> int:

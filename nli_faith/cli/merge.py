@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nli_faith.errors import E_FAITHFUL_STALE, NliFaithError
+    from nli_faith.errors import E_FAITHFUL_STALE, NliFaithError, with_code
     from nli_faith.judge.merge import (
         MergeError,
         merge_scored,
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         judged, errors = read_judged_file(args.judged)
         decision = gate_from_args(args)
     except (OSError, MergeError, NliFaithError) as err:
-        print(f"nli-faith merge: error: {err}", file=sys.stderr)
+        print(f"nli-faith merge: error: {with_code(err)}", file=sys.stderr)
         return 2
     merged, more = merge_scored(scored, judged, path=args.judged, decision=decision)
     errors += more

@@ -33,13 +33,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from nli_faith.errors import with_code
     from nli_faith.report import read_scored, write_report
 
     try:
         records = read_scored(args.scored, inputs=args.input)
         write_report(records, args.output, title=args.title)
     except (OSError, NliFaithError) as err:
-        print(f"nli-faith report: error: {err}", file=sys.stderr)
+        print(f"nli-faith report: error: {with_code(err)}", file=sys.stderr)
         return 2
     print(f"report: {args.output} ({len(records)} records)", file=sys.stderr)
     return 0

@@ -16,7 +16,7 @@ from pathlib import Path
 from nli_faith.cli.options import add_scorer_options, add_thresholds_option, scorer_from_args
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.cli.summary import RunningSummary  # noqa: F401 - re-exported
-from nli_faith.errors import E_INPUT_MISSING, E_N_PROCESS, NliFaithError
+from nli_faith.errors import E_INPUT_MISSING, E_N_PROCESS, NliFaithError, with_code
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
 BLOCK = 64
@@ -124,10 +124,13 @@ def run(args: argparse.Namespace) -> int:
         if args.input != "-" and not Path(args.input).is_file():
             raise ValueError(E_INPUT_MISSING.format(path=args.input))
         total = count_records(args.input) if args.input != "-" else None
-        resume = resume_point(args.output, block=BLOCK) if args.resume else None
+        try:
+            resume = resume_point(args.output, block=BLOCK) if args.resume else None
+        except ValueError as err:  # the library's message; the flag is the CLI's to name
+            raise ValueError(f"--resume: {with_code(err)}") from err
         scorer = scorer_from_args(args)
     except (ValueError, OSError, NliFaithError) as err:  # pyarrow's errors are ValueErrors
-        print(f"nli-faith score: error: {err}", file=sys.stderr)
+        print(f"nli-faith score: error: {with_code(err)}", file=sys.stderr)
         return 2
     after = resume.line if resume is not None else 0
     if after:

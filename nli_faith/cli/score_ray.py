@@ -27,6 +27,7 @@ from nli_faith.errors import (
     E_RAY_URI_OUTPUT,
     MissingDependencyError,
     NliFaithError,
+    with_code,
 )
 from nli_faith.results import result_from_dict
 
@@ -53,7 +54,7 @@ def run_ray(args: argparse.Namespace) -> int:
         if config.thresholds is not None:  # read once, here: a bad file is told at once
             Thresholds.load(config.thresholds)
     except (ValueError, MissingDependencyError, NliFaithError) as err:
-        print(f"nli-faith score: error: {err}", file=sys.stderr)
+        print(f"nli-faith score: error: {with_code(err)}", file=sys.stderr)
         return 2
     _quiet_ray(args)
     started_here = not ray.is_initialized()

@@ -1,8 +1,8 @@
 """Judge verdicts back into results: pure functions, and the reading of judged JSONL.
 
-A judged claim takes the judge's verdict and ``source="judge"``; lenient, strict and
-the reason are recomputed with :func:`~nli_faith.scoring.scores.compute_scores` and
-:func:`~nli_faith.scoring.scores.explain`. ``soft`` stays the mean NLI entailment
+A judged claim takes the judge's verdict and ``source="judge"``; lenient, strict, the
+reason and the reference rates are recomputed by the engine
+(:func:`~nli_faith.engine.decide.rescore`). ``soft`` stays the mean NLI entailment
 (a judge gives no probability). A claim whose judge failed keeps its NLI verdict and
 gets ``judge_error``; a failure never counts as ``yes``.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nli_faith.engine.decide import rescore
 from nli_faith.errors import (
     E_MERGE_CLAIM_TEXT,
     E_MERGE_DUPLICATE,
@@ -29,8 +30,6 @@ from nli_faith.errors import (
 )
 from nli_faith.judge.prompt import VERDICTS
 from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan, result_from_dict
-from nli_faith.scoring.reference import explain_reference, reference_rates
-from nli_faith.scoring.scores import compute_scores, explain
 
 
 class MergeError(NliFaithError, ValueError):
@@ -89,42 +88,11 @@ def apply_outcomes(
             )
         else:
             claims[k] = dataclasses.replace(c, judge_error=o.error or "the judge failed")
-    verdicts = [c.verdict for c in claims]
-    scores = compute_scores(verdicts, [c.p_entail for c in claims])
-    reason = explain(scores, verdicts, [c.claim for c in claims])
-    rates: dict[str, Any] = {}
-    if result.hallucination_rate is not None:
-        # checked against a reference answer: a claim the judge supports is no longer
-        # unsupported; one it turned from yes to no/idk was never checked (no label)
-        claims = [
-            dataclasses.replace(c, reference_label=None) if c.verdict == "yes" else c
-            for c in claims
-        ]
-        unchecked = [c for c in claims if c.verdict != "yes" and c.reference_label is None]
-        if unchecked:  # rates over a part of the unsupported claims would not add up
-            rates = {"hallucination_rate": None, "self_knowledge_rate": None}
-            reason = f"{reason} {E_REFERENCE_AFTER_JUDGE.format(n=len(unchecked))}"
-        else:
-            r = reference_rates([c.reference_label for c in claims])
-            rates = {
-                "hallucination_rate": r.hallucination_rate,
-                "self_knowledge_rate": r.self_knowledge_rate,
-            }
-            reason = f"{reason} {explain_reference(r)}"
+    merged = rescore(result, claims, stale_reference=E_REFERENCE_AFTER_JUDGE)
     return dataclasses.replace(
-        result,
-        lenient=scores.lenient,
-        strict=scores.strict,
-        soft=result.soft,  # a judge gives no probability: soft stays the NLI one
-        n_claims=scores.n_claims,
-        n_yes=scores.n_yes,
-        n_no=scores.n_no,
-        n_idk=scores.n_idk,
-        reason=reason,
-        claims=claims,
-        n_judged=sum(c.source == "judge" for c in claims),
-        n_judge_errors=sum(c.judge_error is not None for c in claims),
-        **rates,
+        merged,
+        n_judged=sum(c.source == "judge" for c in merged.claims),
+        n_judge_errors=sum(c.judge_error is not None for c in merged.claims),
     )
 
 

@@ -238,8 +238,7 @@ def create_app(
     ) -> Response:
         """Score up to ``--max-batch-records`` records; a bad record gets its own ``error``
         and the others are scored."""
-        from nli_faith.scorer import error_result
-        from nli_faith.scoring.isolate import describe
+        from nli_faith.engine.decide import describe, error_result
 
         t0 = time.perf_counter()
         raws = batch_records(

@@ -2,11 +2,12 @@
 
 Requests put their (already validated) records on a queue and await a future. One worker
 thread owns the scorer: it loads it, runs a warm-up request, then loops: take the oldest
-request, plan its records (:meth:`FaithfulnessScorer.plan`: claims, chunks, pairs), keep
-taking requests for at most ``max_wait_ms`` or until ``max_batch_pairs`` pairs are
-planned, score all their pairs in one model pass (:meth:`FaithfulnessScorer.matrices`)
-and hand each request its results. The event loop never runs the model; the scorer is
-only ever touched by this one thread (its tokenizer caches are not thread-safe).
+request, plan its records (the engine's runner: claims, chunks, pairs), keep taking
+requests for at most ``max_wait_ms`` or until ``max_batch_pairs`` pairs are planned, run
+all their records through the runner as one block (one model pass, failure isolation, the
+reference pass: what ``score_batch`` does) and hand each request its results. The event
+loop never runs the model; the scorer is only ever touched by this one thread (its
+tokenizer caches are not thread-safe).
 
 Example:
     >>> import asyncio
@@ -29,10 +30,11 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from nli_faith.errors import NliFaithError
+from nli_faith.engine.plan import Failed, Planned
+from nli_faith.errors import RecordError
 from nli_faith.records import Limits, Record, parse_record
 from nli_faith.results import FaithfulnessResult
 
@@ -83,8 +85,7 @@ class _Job:
     future: asyncio.Future
     loop: asyncio.AbstractEventLoop
     cancelled: bool = False
-    scored: list[Scored | None] = field(default_factory=list)
-    plans: list[Any] = field(default_factory=list)  # None where the record failed to plan
+    planned: list[Planned | Failed] = field(default_factory=list)
 
 
 _STOP = object()
@@ -249,76 +250,44 @@ class MicroBatcher:
                     self._deliver([item], self._score_jobs([item], planned=True))
 
     def _plan(self, job: _Job) -> int:
-        """Plan each record of ``job`` (errors become its results); returns the pairs."""
-        job.scored, job.plans = [], []
+        """Plan each record of ``job`` (a failure becomes its result); returns the pairs."""
+        job.planned = []
         pairs = 0
         for rec in job.records:
-            try:
-                plan = self.scorer.plan(rec.response, rec.context)
-                self._claims_limit.check_claims(len(plan.claims))
-            except Exception as err:  # the record's error (a limit, or a scorer bug)
-                if not isinstance(err, NliFaithError):
-                    logger.exception("planning failed")
-                internal = not isinstance(err, NliFaithError)
-                job.scored.append(Scored(_error(err), internal=internal, message=str(err)))
-                job.plans.append(None)
-                continue
-            job.scored.append(None)
-            job.plans.append(plan)
-            pairs += plan.n_pairs
+            planned = self.scorer.runner.plan((rec, "the record"))
+            if isinstance(planned, Planned):
+                try:
+                    self._claims_limit.check_claims(len(planned.plan.claims))
+                    pairs += planned.plan.n_pairs
+                except RecordError as err:
+                    planned = Failed.of(err)
+            elif not planned.input_error:
+                logger.error("planning failed: %s", planned.error)
+            job.planned.append(planned)
         return pairs
 
     def _score_jobs(self, jobs: list[_Job], *, planned: bool = False) -> list[list[Scored]]:
-        """Score the planned records of ``jobs`` in one model pass; a failing pass is
-        bisected (:func:`~nli_faith.scoring.isolate.run_isolated`) so that only the records
-        that fail get an error."""
-        from nli_faith.scoring.isolate import run_isolated
-
+        """Run the planned records of ``jobs`` through the runner as one block: one model
+        pass, bisected if it fails so that only the records that fail get an error."""
         if not planned:
             for job in jobs:
                 self._plan(job)
-        plans = [p for job in jobs for p in job.plans if p is not None]
-        matrices = run_isolated(self.scorer.matrices, plans)
-        results: list[Scored] = []
-        for m in matrices:
-            try:
-                if isinstance(m, Exception):
-                    raise m
-                results.append(Scored(self.scorer.aggregate(m), int(m.mask.sum())))
-            except Exception as err:  # a scorer bug: this record only
-                logger.error("scoring failed: %s", _error(err).error)
-                results.append(Scored(_error(err), internal=True))
-        if self.metrics is not None and plans:
+        flat = [p for job in jobs for p in job.planned]
+        outcomes = self.scorer.runner.run(flat)
+        results = []
+        for p, o in zip(flat, outcomes):
+            if o.internal and isinstance(p, Planned):  # a scorer bug: this record only
+                logger.error("scoring failed: %s", o.result.error)
+            message = o.failure.message if o.failure is not None else None
+            results.append(Scored(o.result, o.pairs, internal=o.internal, message=message))
+        n_planned = sum(isinstance(p, Planned) for p in flat)
+        if self.metrics is not None and n_planned:
             n_pairs = sum(r.pairs for r in results)
-            self.metrics.batch_records.observe(len(plans))
+            self.metrics.batch_records.observe(n_planned)
             self.metrics.batch_pairs.observe(n_pairs)
             self.metrics.pairs.inc(n_pairs)
         it = iter(results)
-        out = [[s if s is not None else next(it) for s in job.scored] for job in jobs]
-        self._check_references(jobs, out)
-        return out
-
-    def _check_references(self, jobs: list[_Job], out: list[list[Scored]]) -> None:
-        """Records with a reference answer: label their unsupported claims as hallucination
-        or self-knowledge (:meth:`FaithfulnessScorer.check_reference`), all in one call."""
-        where = [
-            (j, k)
-            for j, job in enumerate(jobs)
-            for k, rec in enumerate(job.records)
-            if rec.reference is not None and out[j][k].result.error is None
-        ]
-        if not where:
-            return
-        try:
-            checked = self.scorer.check_reference(
-                [out[j][k].result for j, k in where],
-                [jobs[j].records[k].reference for j, k in where],
-            )
-        except Exception as err:  # a scorer bug: these records only
-            logger.exception("checking references failed")
-            checked = [_error(err)] * len(where)
-        for (j, k), result in zip(where, checked):
-            out[j][k] = replace(out[j][k], result=result, internal=result.error is not None)
+        return [[next(it) for _ in job.planned] for job in jobs]
 
     def _deliver(self, jobs: list[_Job], results: list[list[Scored]]) -> None:
         for job, scored in zip(jobs, results):
@@ -331,12 +300,3 @@ class MicroBatcher:
 def _set_result(future: asyncio.Future, value: Any) -> None:
     if not future.done():
         future.set_result(value)
-
-
-def _error(err: BaseException) -> FaithfulnessResult:
-    """The result of a record that failed: ``error`` = ``"<ExceptionType>: message"``, as in
-    ``nli-faith score``."""
-    from nli_faith.scorer import error_result
-    from nli_faith.scoring.isolate import describe
-
-    return error_result(describe(err))

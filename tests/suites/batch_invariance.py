@@ -34,7 +34,7 @@ SETUPS: dict[str, dict[str, Any]] = {
 def _matrices(scorer, records: list[dict]) -> list:
     """The NLI matrices of ``records`` scored together, exactly as ``score_batch`` builds
     them (one plan per record, every pair of the group in one model pass)."""
-    return scorer._fill([scorer._plan(r["response"], r["context"]) for r in records], False)
+    return scorer.matrices([scorer.plan(r["response"], r["context"]) for r in records])
 
 
 def _verdicts(scorer, m) -> list[str]:

@@ -3,9 +3,9 @@
 The rule-based splitter, the chunker and the lexical pre-filter are pure Python, so one
 process plans ~100-200 records/s; with ``n_process`` worker processes plan the records
 of a batch while the parent keeps the model. The workers are forked from the parent, so
-they share its loaded scorer (tokenizer, splitter, pre-filter) without pickling it; the
-plans they return are plain dataclasses and arrays. Where ``fork`` is not available the
-planning stays in the calling process.
+they share its planning function and the loaded parts it holds (tokenizer, splitter,
+pre-filter) without pickling them; the plans they return are plain dataclasses and arrays.
+Where ``fork`` is not available the planning stays in the calling process.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
-#: In a worker: the scorer of the pool that forked it.
-_SCORER: Any = None
+#: In a worker: the planning function of the pool that forked it.
+_PLAN: Any = None
 #: Every open pool, held here so that none is terminated by the garbage collector, which
 #: may run in one of the pool's own threads and deadlock it; they close explicitly
 #: (:meth:`PlanPool.close`, ``FaithfulnessScorer.close``) or at interpreter exit.
@@ -34,9 +35,9 @@ def fork_available() -> bool:
 _WORKER_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
-def _init_worker(scorer: Any) -> None:
-    global _SCORER
-    _SCORER = scorer  # forked: the parent's object itself, not a pickled copy
+def _init_worker(plan: Callable[[Any], Any]) -> None:
+    global _PLAN
+    _PLAN = plan  # forked: the parent's object itself, not a pickled copy
     # A fork inherits the parent's Python signal handlers: one for SIGTERM (a server's
     # graceful shutdown, Ray, a test harness) would swallow the SIGTERM that
     # ``Pool.terminate`` sends, and ``close()`` would wait for the worker forever. The
@@ -52,26 +53,28 @@ def _init_worker(scorer: Any) -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def _plan_one(item: tuple[Any, str]):
-    """One ``(record, name)``'s plan, or the error text saying why it cannot be scored."""
-    return _SCORER._plan_record(item)
+def _plan_one(item: Any) -> Any:
+    """One item's plan (``(record, name)``: its plan, or why it cannot be scored)."""
+    return _PLAN(item)
 
 
 class PlanPool:
-    """Worker processes forked from the parent that plan records for one scorer.
+    """Worker processes forked from the parent that run ``plan`` on items.
 
     Example:
+        >>> from functools import partial
         >>> from nli_faith import FaithfulnessScorer
+        >>> from nli_faith.engine.plan import plan_record
         >>> scorer = FaithfulnessScorer(device="cpu")
-        >>> pool = PlanPool(scorer, 2)
+        >>> pool = PlanPool(partial(plan_record, scorer.parts), 2)
         >>> rec = {"response": "It is blue.", "context": "The sky is blue."}
-        >>> plans = pool.plan([(rec, f"record {k}") for k in range(4)])
-        >>> [len(plan[0]) for plan in plans]  # claims of each record
+        >>> planned = pool.plan([(rec, f"record {k}") for k in range(4)])
+        >>> [len(p.plan.claims) for p in planned]  # claims of each record
         [1, 1, 1, 1]
         >>> pool.close()
     """
 
-    def __init__(self, scorer: Any, n_process: int) -> None:
+    def __init__(self, plan: Callable[[Any], Any], n_process: int) -> None:
         self.n_process = n_process
         # Fork the workers with SIGTERM / SIGINT blocked (this thread's mask only; the
         # parent's other threads still take them): until ``_init_worker`` resets the
@@ -79,14 +82,14 @@ class PlanPool:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
         try:
             self._pool = mp.get_context("fork").Pool(
-                n_process, initializer=_init_worker, initargs=(scorer,)
+                n_process, initializer=_init_worker, initargs=(plan,)
             )
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _OPEN.add(self)
 
     def plan(self, records: list) -> list:
-        """``scorer._plan_record`` of each ``(record, name)``, in order, by the workers."""
+        """``plan`` of each item, in order, by the workers."""
         chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
         return self._pool.map(_plan_one, records, chunksize=chunksize)
 

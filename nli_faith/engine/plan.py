@@ -1,0 +1,197 @@
+"""Stage 1, the plan: a response's claims, its context's chunks and the pairs to score.
+
+No model runs here (the tokenizer counts tokens): a :class:`Plan` says which
+(claim, chunk) pairs :mod:`~nli_faith.engine.infer` will score. Claims are cut to fit
+beside a chunk in the model's window and stripped of citation markers; chunks are sized
+to fit beside the longest claim; the pre-filter, the composite premises and the rules
+stage decide the pair mask.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from nli_faith.engine.parts import Parts
+from nli_faith.errors import E_LONG_CLAIMS, NliFaithError, RecordError
+from nli_faith.records import as_context, parse_record
+from nli_faith.rules import rule_rows
+from nli_faith.scoring.composite import plan_composites
+from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
+from nli_faith.text.citations import assign_citations, find_citations, strip_citations
+from nli_faith.text.claims import Claim
+from nli_faith.text.enumerations import drop_self_counts
+from nli_faith.text.fit import fit_claims
+from nli_faith.text.numerals import number_support_mask
+
+logger = logging.getLogger(__name__)
+
+#: Claims longer than this share of the model's limit are cut for budgeting.
+MAX_CLAIM_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One response's claims, the context chunks and which (claim, chunk) pairs the
+    model will score."""
+
+    claims: list[Claim]
+    chunks: list[Chunk]
+    mask: np.ndarray  # (claims, chunks) bool
+
+    @property
+    def n_pairs(self) -> int:
+        """Pairs to score (early exit may score fewer)."""
+        return int(self.mask.sum())
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A record ready for the model: its plan and its reference answer, if any."""
+
+    plan: Plan
+    reference: str | None = None
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A record that could not be planned: its error text (``"<Type>: message"``), the
+    bare message, and whether the input is at fault (a library error) or the scorer."""
+
+    error: str
+    message: str
+    input_error: bool = True
+
+    @classmethod
+    def of(cls, err: BaseException) -> Failed:
+        from nli_faith.engine.decide import describe
+
+        return cls(describe(err), str(err), isinstance(err, NliFaithError))
+
+
+def claim_tokens(parts: Parts) -> int:
+    """The most tokens a claim may have: the rest of the window is for the chunk."""
+    room = parts.nli.max_length - parts.nli.num_special_tokens
+    return max(1, int(room * MAX_CLAIM_SHARE))
+
+
+def budget(parts: Parts, claims: Sequence[Claim]) -> int:
+    """The largest chunk, in tokens, that fits beside the longest of ``claims``."""
+    room = parts.nli.max_length - parts.nli.num_special_tokens
+    longest = max(parts.nli.count_tokens([c.text for c in claims]), default=0)
+    fits = room - min(longest, claim_tokens(parts))
+    return max(16, min(fits, parts.chunk_tokens or fits))
+
+
+def token_offsets(parts: Parts, text: str) -> list[tuple[int, int]]:
+    """Character offsets of ``text``'s tokens (no special tokens)."""
+    # verbose=False: an over-long sentence is split by the chunker, which says so;
+    # transformers' own "Token indices sequence length" warning would only confuse
+    enc = parts.nli.tokenizer(
+        text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+    )
+    return [tuple(o) for o in enc["offset_mapping"]]
+
+
+def number_mask(claims: Sequence[Claim], chunks: Sequence[Chunk]) -> np.ndarray:
+    """The number check; a count the claim's own list proves is not asked of the context."""
+    return number_support_mask([drop_self_counts(c.text) for c in claims], [c.text for c in chunks])
+
+
+def split_claims(parts: Parts, response: str, *, record: str = "the record") -> list[Claim]:
+    """The response's claims, each short enough to sit beside a chunk in the model.
+
+    A longer claim is split at clause, comma or word boundaries (one warning naming
+    ``record``); more claims than ``limits.max_claims`` is a
+    :class:`~nli_faith.errors.RecordError`.
+    """
+    limit = claim_tokens(parts)
+    fitted = fit_claims(
+        parts.splitter.split(response),
+        max_tokens=limit,
+        token_offsets=lambda text: token_offsets(parts, text),
+        count_tokens=parts.nli.count_tokens,
+        response=response,
+    )
+    if fitted.n_split:
+        logger.warning(
+            E_LONG_CLAIMS.format(
+                record=record, n_split=fitted.n_split, max_tokens=limit, n_pieces=fitted.n_pieces
+            )
+        )
+    parts.limits.check_claims(len(fitted.claims))
+    claims = [replace(c, raw=response[c.start : c.end]) for c in fitted.claims]
+    return cited(response, claims)
+
+
+def cited(response: str, claims: list[Claim]) -> list[Claim]:
+    """With citation markers: the claims stripped of them and told what they cite."""
+    markers = find_citations(response)
+    if not markers or not claims:
+        return claims
+    cites = assign_citations(markers, [(c.start, c.end) for c in claims])
+    return [replace(c, text=strip_citations(c.text), cites=d) for c, d in zip(claims, cites)]
+
+
+def chunk(parts: Parts, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
+    """Split the context into chunks that fit the model beside the longest claim."""
+    return chunk_documents(
+        as_context(context),
+        budget=budget(parts, claims),
+        count_tokens=parts.nli.count_tokens,
+        token_offsets=lambda text: token_offsets(parts, text),
+        overlap=parts.chunk_overlap,
+        sentences=parts.sentence_chunks,
+    )
+
+
+def plan_response(
+    parts: Parts, response: str, context: str | Sequence[str], *, record: str = "the record"
+) -> Plan:
+    """The plan of one response against its context."""
+    return plan_claims(parts, split_claims(parts, response, record=record), context)
+
+
+def plan_claims(parts: Parts, claims: list[Claim], context: str | Sequence[str]) -> Plan:
+    """The plan of given claims against a context (a reference answer is one, too)."""
+    docs = as_context(context)
+    chunks = chunk(parts, docs, claims) if claims else []
+    if parts.prefilter is not None and claims and chunks:
+        mask = parts.prefilter.select(
+            [c.text for c in claims], [c.text for c in chunks], members=sentence_members(chunks)
+        )
+    else:
+        mask = np.ones((len(claims), len(chunks)), dtype=bool)
+    if parts.composite and claims and chunks:
+        extra, extra_mask = plan_composites(
+            [c.text for c in claims],
+            chunks,
+            count_tokens=parts.nli.count_tokens,
+            budget=budget(parts, claims),
+        )
+        if extra:
+            chunks = chunks + extra
+            mask = np.hstack([mask, extra_mask])
+    if claims:  # rules stage: claims about the context itself need no model pair
+        mask &= ~rule_rows(claims)[:, None]
+    return Plan(claims, chunks, mask)
+
+
+def plan_record(parts: Parts, item: tuple[Any, str]) -> Planned | Failed:
+    """One ``(record, name)``: its plan and reference answer, or why it cannot be scored.
+
+    A :class:`~nli_faith.errors.RecordError` in place of a record (a line that was not
+    valid JSON, say) stands for a record that failed before scoring: its error.
+    """
+    rec, name = item
+    if isinstance(rec, RecordError):
+        return Failed.of(rec)
+    try:
+        r = parse_record(rec, limits=parts.limits)
+        return Planned(plan_response(parts, r.response, r.context, record=name), r.reference)
+    except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+        return Failed.of(err)

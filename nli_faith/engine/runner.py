@@ -1,0 +1,237 @@
+"""The runner: records through plan -> infer -> decide, in blocks, isolated from each other.
+
+Every way in goes through :class:`Runner`: ``FaithfulnessScorer.score`` (one record),
+``score_batch`` (one block), ``score_stream`` (blocks of ``block_size``, the next block
+planned while this one is scored), the server's micro-batcher (records of many requests
+planned one by one, then run as one block) and the shells built on those. So a record's
+result is the same through each: the same limits, the same failure isolation (a record
+that cannot be parsed, planned or scored gets an error result and the others are scored
+as they would be alone) and the same reference pass (records with a reference answer get
+their unsupported claims labelled, all of a block's in one model pass).
+
+Planning can run in forked worker processes (``n_process``; :mod:`.parallel`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import count, islice
+from typing import Any
+
+from nli_faith.engine.decide import (
+    aggregate,
+    claims_of,
+    describe,
+    error_result,
+    unsupported_claims,
+    with_reference,
+)
+from nli_faith.engine.infer import NLIMatrix, fill_isolated
+from nli_faith.engine.parallel import PlanPool, fork_available
+from nli_faith.engine.parts import Parts
+from nli_faith.engine.plan import Failed, Planned, plan_claims, plan_record, plan_response
+from nli_faith.errors import E_BLOCK_SIZE, E_N_PROCESS
+from nli_faith.records import Record, parse_record
+from nli_faith.results import FaithfulnessResult
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One record's result, the (claim, chunk) pairs scored for it, and, if it failed, why
+    (``failure``; ``exception``: the exception itself, when raised in this process)."""
+
+    result: FaithfulnessResult
+    pairs: int = 0
+    failure: Failed | None = None
+    exception: BaseException | None = None
+
+    @property
+    def internal(self) -> bool:
+        """The scorer failed (a bug), not the input."""
+        return self.failure is not None and not self.failure.input_error
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A result already computed, with the ``get()`` of an asynchronous one."""
+
+    value: Any
+
+    def get(self) -> Any:
+        return self.value
+
+
+class Runner:
+    """Score records through the engine's stages (see the module doc)."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self._pools: dict[int, PlanPool] = {}
+
+    # -- planning ---------------------------------------------------------------------
+
+    def plan(self, item: tuple[Any, str]) -> Planned | Failed:
+        """One ``(record, name)``'s plan, or why it cannot be scored."""
+        return plan_record(self.parts, item)
+
+    def plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
+        pool = self._pool(n_process)
+        if pool is None or len(items) < 2 * n_process:
+            return [self.plan(item) for item in items]
+        return pool.plan(items)
+
+    def _pool(self, n_process: int) -> PlanPool | None:
+        """The forked planning workers for ``n_process`` (kept), or None for in-process."""
+        if n_process < 1:
+            raise ValueError(E_N_PROCESS.format(n_process=n_process))
+        if n_process == 1 or not fork_available():
+            return None
+        if n_process not in self._pools:
+            self._pools[n_process] = PlanPool(partial(plan_record, self.parts), n_process)
+        return self._pools[n_process]
+
+    def close(self) -> None:
+        """Stop the planning worker processes (if any were started)."""
+        while self._pools:
+            self._pools.popitem()[1].close()
+
+    # -- scoring ------------------------------------------------------------------------
+
+    def run(self, planned: Sequence[Planned | Failed], progress: bool = False) -> list[Outcome]:
+        """Outcomes of planned records, in one model pass; a failing pass is bisected so
+        that only the records that fail get an error. Records with a reference answer
+        then get :meth:`check_reference`."""
+        out: dict[int, Outcome] = {
+            k: Outcome(error_result(p.error), failure=p)
+            for k, p in enumerate(planned)
+            if isinstance(p, Failed)
+        }
+        keys = [k for k, p in enumerate(planned) if isinstance(p, Planned)]
+        matrices = fill_isolated(self.parts, [planned[k].plan for k in keys], progress)
+        for k, m in zip(keys, matrices):
+            try:
+                if isinstance(m, Exception):
+                    raise m
+                out[k] = Outcome(aggregate(self.parts, m), pairs=int(m.mask.sum()))
+            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                text = describe(err)
+                out[k] = Outcome(
+                    error_result(text), failure=Failed(text, str(err), False), exception=err
+                )
+        outcomes = [out[k] for k in range(len(planned))]
+        refs = [p.reference if isinstance(p, Planned) else None for p in planned]
+        if all(r is None for r in refs):
+            return outcomes
+        checked = self.check_reference([o.result for o in outcomes], refs)
+        for k, (o, r) in enumerate(zip(outcomes, checked)):
+            if r is not o.result and r.error is not None:
+                outcomes[k] = dataclasses.replace(
+                    o, result=r, failure=Failed(r.error, r.error, False)
+                )
+            elif r is not o.result:
+                outcomes[k] = dataclasses.replace(o, result=r)
+        return outcomes
+
+    def score_record(self, rec: Record) -> FaithfulnessResult:
+        """One parsed record's result; raises what planning or scoring it raises."""
+        planned = Planned(plan_response(self.parts, rec.response, rec.context), rec.reference)
+        (outcome,) = self.run([planned])
+        if outcome.exception is not None:
+            raise outcome.exception
+        return outcome.result
+
+    def score(
+        self,
+        records: Sequence[Any],
+        labels: Sequence[str],
+        *,
+        n_process: int = 1,
+        progress: bool = False,
+    ) -> list[FaithfulnessResult]:
+        """Results of ``records`` (named by ``labels`` in warnings), as one block."""
+        planned = self.plan_all(list(zip(records, labels)), n_process)
+        return [o.result for o in self.run(planned, progress)]
+
+    def stream(
+        self,
+        records: Iterable[Any],
+        *,
+        block_size: int = 64,
+        n_process: int = 1,
+        labels: Iterable[str] | None = None,
+    ) -> Iterator[FaithfulnessResult]:
+        """Results of ``records`` in order, ``block_size`` records per model pass; with
+        workers, the next block is planned while this one is scored."""
+        if block_size < 1:
+            raise ValueError(E_BLOCK_SIZE.format(block_size=block_size))
+        names = labels if labels is not None else (f"record {k}" for k in count())
+        it = zip(records, names)
+        pool = self._pool(n_process)
+
+        def plan(block: list) -> Any:
+            if pool is not None:
+                return pool.plan_async(block)
+            return _Done([self.plan(item) for item in block])
+
+        block = list(islice(it, block_size))
+        pending = plan(block) if block else None
+        while pending is not None:
+            block = list(islice(it, block_size))
+            following = plan(block) if block else None  # planned while this block is scored
+            yield from (o.result for o in self.run(pending.get()))
+            pending = following
+
+    def matrices(
+        self, records: Sequence[Mapping[str, Any] | Record], progress: bool = False
+    ) -> list[NLIMatrix | Exception]:
+        """The NLI matrices of many records in one model pass; a record that cannot be
+        parsed or scored gets its exception in place."""
+        plans = {}
+        out: dict[int, NLIMatrix | Exception] = {}
+        for k, rec in enumerate(records):
+            try:
+                r = parse_record(rec, limits=self.parts.limits)
+                plans[k] = plan_response(self.parts, r.response, r.context, record=f"record {k}")
+            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                out[k] = err
+        out.update(zip(plans, fill_isolated(self.parts, list(plans.values()), progress)))
+        return [out[k] for k in range(len(records))]
+
+    # -- the reference pass --------------------------------------------------------------
+
+    def check_reference(
+        self, results: Sequence[FaithfulnessResult], references: Sequence[str | None]
+    ) -> list[FaithfulnessResult]:
+        """Label each claim of ``results[k]`` that the context does not support by
+        ``references[k]`` (see ``FaithfulnessScorer.check_reference``), one model pass for all."""
+        todo: list[tuple[int, list[int], int | Exception | None]] = []
+        plans = []
+        for k, (res, ref) in enumerate(zip(results, references, strict=True)):
+            idx = None if ref is None else unsupported_claims(res)
+            if idx is None:
+                continue
+            where: int | Exception | None = None
+            if idx:
+                try:
+                    plans.append(plan_claims(self.parts, claims_of(res, idx), [ref]))
+                    where = len(plans) - 1
+                except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                    where = err
+            todo.append((k, idx, where))
+        checked = fill_isolated(self.parts, plans)
+        out = list(results)
+        for k, idx, where in todo:
+            try:
+                if isinstance(where, Exception):
+                    raise where
+                m = None if where is None else checked[where]
+                if isinstance(m, Exception):
+                    raise m
+                against = None if m is None else aggregate(self.parts, m)
+                out[k] = with_reference(out[k], idx, against)
+            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+                out[k] = error_result(describe(err))
+        return out
