@@ -56,8 +56,25 @@ from nli_faith.errors import (
     E_THRESHOLDS_SCORE,
     ThresholdsError,
 )
+from nli_faith.scoring.agreement import (
+    N_BOOT,
+    SEED,
+    Figures,
+    best_gate,
+    difference_interval,
+    figures,
+    rates,
+    split_halves,
+)
 from nli_faith.scoring.band_calibration import BAND_GRID, BandCalibration, calibrate_bands
 from nli_faith.scoring.bands import TARGET_AGREEMENT, nearest_entailment
+from nli_faith.scoring.labelled import (
+    ClaimLabel,
+    LabelledRecord,
+    claim_predictions,
+    claim_spans,
+    parse_labelled,
+)
 from nli_faith.scoring.thresholds import SCORES, Decision
 from nli_faith.scoring.verdicts import DEFAULT_CONTRADICT_THRESHOLD, DEFAULT_ENTAIL_THRESHOLD
 
@@ -76,32 +93,9 @@ DEFAULTS: dict[str, float] = {
 DEFAULT_MIN_SCORE = 0.5
 #: Candidate claim thresholds: 0.05, 0.10, ..., 0.95.
 GRID = tuple(round(0.05 * k, 2) for k in range(1, 20))
-SEED = 0
-N_BOOT = 2000
 #: Labelled claims needed (both halves together, each half holding both labels) to
 #: choose the judge's bands.
 MIN_BAND_CLAIMS = 20
-
-
-@dataclass(frozen=True)
-class ClaimLabel:
-    """A human label on a span of the response (1: supported, 0: not)."""
-
-    start: int
-    end: int
-    label: int
-
-
-@dataclass(frozen=True)
-class Figures:
-    """Agreement of a gate with the labels on one set of records (or claims)."""
-
-    n: int
-    n_faithful: int
-    balanced_accuracy: float | None
-    ci95: tuple[float, float] | None  # bootstrap percentile interval of balanced accuracy
-    precision: float | None  # of the "faithful" decision
-    recall: float | None
 
 
 @dataclass(frozen=True)
@@ -156,137 +150,6 @@ class Calibration:
         if self.bands is not None:
             out["bands"] = {**self.bands.to_dict(), "verdict": self.bands.verdict()}
         return out
-
-
-# -- splitting and metrics ---------------------------------------------------------------------
-
-
-def split_halves(labels: Sequence[int], *, seed: int = SEED) -> np.ndarray:
-    """Boolean mask of the held-out half, stratified by label and seeded.
-
-    Example:
-        >>> m = split_halves([1, 1, 0, 0, 1, 0], seed=0)
-        >>> int(m.sum()), sorted(int(v) for v in np.asarray([1, 1, 0, 0, 1, 0])[m])
-        (2, [0, 1])
-    """
-    y = np.asarray(labels, dtype=int)
-    rng = np.random.default_rng(seed)
-    test = np.zeros(len(y), dtype=bool)
-    for cls in (0, 1):
-        idx = rng.permutation(np.flatnonzero(y == cls))
-        test[idx[: len(idx) // 2]] = True
-    return test
-
-
-def _rates(y: np.ndarray, p: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """(balanced accuracy, precision, recall) of predictions ``p`` (1 = faithful)."""
-    pos, neg = y == 1, y == 0
-    if not pos.any() or not neg.any():
-        return None, None, None
-    recall = float((p[pos] == 1).mean())
-    ba = (recall + float((p[neg] == 0).mean())) / 2.0
-    precision = float((y[p == 1] == 1).mean()) if (p == 1).any() else None
-    return ba, precision, recall
-
-
-def _boot_ba(y: np.ndarray, preds: list[np.ndarray], rng, n_boot: int) -> np.ndarray:
-    """Balanced accuracy of each prediction vector on ``n_boot`` shared resamples."""
-    idx = rng.integers(0, len(y), size=(n_boot, len(y)))
-    yb = y[idx]
-    pos, neg = (yb == 1), (yb == 0)
-    n_pos, n_neg = pos.sum(1), neg.sum(1)
-    ok = (n_pos > 0) & (n_neg > 0)
-    out = []
-    for p in preds:
-        pb = p[idx]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tpr = (pos & (pb == 1)).sum(1) / n_pos
-            tnr = (neg & (pb == 0)).sum(1) / n_neg
-        out.append(((tpr + tnr) / 2.0)[ok])
-    return np.stack(out)
-
-
-def _interval(samples: np.ndarray) -> tuple[float, float] | None:
-    if samples.size == 0:
-        return None
-    lo, hi = np.percentile(samples, [2.5, 97.5])
-    return round(float(lo), 4), round(float(hi), 4)
-
-
-def figures(y: Sequence[int], p: Sequence[int], *, seed: int = SEED, n_boot: int = N_BOOT):
-    """:class:`Figures` of predictions ``p`` against labels ``y``, with a bootstrap CI."""
-    y, p = np.asarray(y, dtype=int), np.asarray(p, dtype=int)
-    ba, precision, recall = _rates(y, p)
-    ci = None
-    if ba is not None:
-        ci = _interval(_boot_ba(y, [p], np.random.default_rng(seed), n_boot)[0])
-    r = lambda v: None if v is None else round(v, 4)  # noqa: E731
-    return Figures(len(y), int(y.sum()), r(ba), ci, r(precision), r(recall))
-
-
-def best_gate(
-    y: Sequence[int], s: Sequence[float], *, target_precision: float | None = None
-) -> tuple[float, float, bool]:
-    """The ``min_score`` (one of the scores; faithful iff ``s >= min_score``) that is best.
-
-    Returns ``(min_score, objective, target_met)``: the objective is balanced accuracy, or
-    with ``target_precision`` the recall among gates reaching that precision (if none does,
-    the most precise gate, with ``target_met=False``). Ties go to the higher threshold.
-
-    Example:
-        >>> best_gate([0, 0, 1, 1], [0.1, 0.2, 0.6, 0.9])
-        (0.6, 1.0, True)
-    """
-    y, s = np.asarray(y, dtype=int), np.asarray(s, dtype=np.float64)
-    cands = np.unique(s)[::-1]  # high to low: ties go to the higher threshold
-    passed = s[None, :] >= cands[:, None]
-    n_pos, n_neg = int((y == 1).sum()), int((y == 0).sum())
-    tp = (passed & (y == 1)).sum(1)
-    fp = (passed & (y == 0)).sum(1)
-    recall = tp / max(n_pos, 1)
-    ba = (recall + 1.0 - fp / max(n_neg, 1)) / 2.0
-    if target_precision is None:
-        k = int(np.argmax(ba))
-        return float(cands[k]), float(ba[k]), True
-    precision = tp / np.maximum(tp + fp, 1)
-    ok = precision >= target_precision - 1e-12
-    if ok.any():
-        k = int(np.argmax(np.where(ok, recall, -1.0)))
-        return float(cands[k]), float(recall[k]), True
-    k = int(np.argmax(precision))
-    return float(cands[k]), float(recall[k]), False
-
-
-# -- claims ------------------------------------------------------------------------------------
-
-
-def claim_spans(response: str, claims: Sequence[tuple[str, int]]) -> list[ClaimLabel]:
-    """Locate labelled claim texts in the response (in order; those not found are dropped).
-
-    Example:
-        >>> claim_spans("A is b. C is d.", [("C is d.", 0), ("nowhere", 1)])
-        [ClaimLabel(start=8, end=15, label=0)]
-    """
-    out, cursor = [], 0
-    for text, label in claims:
-        text = text.strip()
-        at = response.find(text, cursor)
-        if at < 0:
-            at = response.find(text)
-        if at >= 0 and text:
-            out.append(ClaimLabel(at, at + len(text), int(label)))
-            cursor = at + len(text)
-    return out
-
-
-def _claim_predictions(result: Any, spans: Sequence[ClaimLabel]) -> list[tuple[int, int]]:
-    """(label, predicted) per labelled span: supported iff every overlapping claim is ``yes``."""
-    out = []
-    for span in spans:
-        hit = [c for c in result.claims if c.start < span.end and span.start < c.end]
-        if hit:
-            out.append((span.label, int(all(c.verdict == "yes" for c in hit))))
-    return out
 
 
 # -- calibration -------------------------------------------------------------------------------
@@ -367,7 +230,7 @@ def calibrate(
             pair
             for k, in_half in zip(keep, half)
             if in_half
-            for pair in _claim_predictions(results[k], claim_labels[k])
+            for pair in claim_predictions(results[k], claim_labels[k])
         ]
         return np.array(pairs, dtype=int).reshape(-1, 2)
 
@@ -385,7 +248,7 @@ def calibrate(
 
         def claim_ba(v: float) -> float:
             pairs = claim_pairs(v, cal)
-            return _rates(pairs[:, 0], pairs[:, 1])[0] or 0.0
+            return rates(pairs[:, 0], pairs[:, 1])[0] or 0.0
 
         values = [max(values, key=lambda v: (claim_ba(v), closeness(v)))]
     # (target met, objective, closeness to the default, value, gate); ties: nearest default
@@ -409,8 +272,7 @@ def calibrate(
     delta = delta_ci = None
     if held.balanced_accuracy is not None and held_default.balanced_accuracy is not None:
         delta = round(held.balanced_accuracy - held_default.balanced_accuracy, 4)
-        both = _boot_ba(y[test], [p_new[test], p_old[test]], np.random.default_rng(seed), n_boot)
-        delta_ci = _interval(both[0] - both[1])
+        delta_ci = difference_interval(y[test], p_new[test], p_old[test], seed=seed, n_boot=n_boot)
 
     claims_new = claims_old = None
     if use_claims:
@@ -513,53 +375,16 @@ def _band_table(
     )
 
 
-# -- labelled records --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LabelledRecord:
-    """One labelled record: the record to score, its label and its claims' labels."""
-
-    record: Any  # nli_faith.records.Record
-    label: int
-    claims: list[ClaimLabel]
-
-
-def _label(value: Any, where: str) -> int:
-    from nli_faith.errors import E_LABEL, RecordError
-
-    if isinstance(value, bool) or value in (0, 1):
-        return int(value)
-    raise RecordError(E_LABEL.format(where=where, value=value), field="label")
-
-
-def parse_labelled(raw: Any, *, where: str = "record", limits: Any = None) -> LabelledRecord:
-    """A record in any accepted field names plus ``label`` (1 faithful, 0 not) and,
-    optionally, ``claims: [{"text": ..., "label": 0 or 1}, ...]`` (spans of the response).
-
-    Example:
-        >>> r = parse_labelled({"response": "A is b. C is d.", "context": "A is b.", "label": 0,
-        ...                     "claims": [{"text": "A is b.", "label": 1},
-        ...                                {"text": "C is d.", "label": 0}]})
-        >>> r.label, [c.label for c in r.claims]
-        (0, [1, 0])
-    """
-    from nli_faith.errors import E_CLAIM_LABELS, RecordError
-    from nli_faith.records import parse_record
-
-    record = parse_record(raw, limits=limits)
-    label = _label(raw.get("label"), where)
-    items = raw.get("claims") or []
-    if not isinstance(items, list):
-        raise RecordError(
-            E_CLAIM_LABELS.format(where=where, index=0, problem="not a list"), field="claims"
-        )
-    pairs = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-            raise RecordError(
-                E_CLAIM_LABELS.format(where=where, index=i, problem="no string 'text'"),
-                field="claims",
-            )
-        pairs.append((item["text"], _label(item.get("label"), f"{where} claims[{i}]")))
-    return LabelledRecord(record, label, claim_spans(record.response, pairs))
+__all__ = [
+    "DEFAULT_MIN_SCORE",
+    "Calibration",
+    "ClaimLabel",
+    "Figures",
+    "LabelledRecord",
+    "best_gate",
+    "calibrate",
+    "claim_spans",
+    "figures",
+    "parse_labelled",
+    "split_halves",
+]

@@ -66,6 +66,7 @@ from nli_faith.serve.schema import (
     record_of,
     request_body_doc,
     single_record,
+    with_flag,
 )
 from nli_faith.serve.settings import SETTINGS_ENV, ServeSettings
 
@@ -217,7 +218,8 @@ def create_app(
         if scored.internal:
             raise ServeError(500, E_SERVE_INTERNAL.format(request_id=_rid(request)))
         if scored.result.error is not None:  # a limit the scorer checks (claims)
-            raise ServeError(422, scored.message or scored.result.error, field="response")
+            message = scored.message or scored.result.error
+            raise ServeError(422, with_flag(message), field="response")
         out = output_record(scored.result, record=raw, question=rec.question)
         _gate(out, service, scored.result)
         out["decision"] = settings.policy.decide(scored.result)

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -80,6 +81,18 @@ def record_of(raw: Any, *, limits: Limits | None) -> Record:
     return parse_record(raw, limits=limits)
 
 
+def with_flag(message: str) -> str:
+    """A library limit message with the server's flag for the option it names.
+
+    Example:
+        >>> with_flag("field 'response' holds 13 claims, over the limit of 12 (max_claims).")
+        "field 'response' holds 13 claims, over the limit of 12 (--max-claims)."
+    """
+    return re.sub(
+        r"\((max_[a-z_]+)\)\.$", lambda m: f"(--{m.group(1).replace('_', '-')}).", message
+    )
+
+
 def single_record(raw: Any, *, limits: Limits | None) -> Record:
     """The record of a ``/v1/score`` body; any problem is a 422 naming the field."""
     if not isinstance(raw, dict):
@@ -87,7 +100,7 @@ def single_record(raw: Any, *, limits: Limits | None) -> Record:
     try:
         return record_of(raw, limits=limits)
     except RecordError as err:
-        raise ServeError(422, str(err), field=err.field) from None
+        raise ServeError(422, with_flag(str(err)), field=err.field) from None
 
 
 def batch_records(raw: Any, *, max_records: int) -> list[Any]:
