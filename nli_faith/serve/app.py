@@ -24,13 +24,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
 import signal
 import time
-import uuid
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
@@ -40,10 +38,8 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import ClientDisconnect
 
 from nli_faith.errors import (
-    E_SERVE_BODY_TOO_LARGE,
     E_SERVE_INTERNAL,
     E_SERVE_NOT_READY,
     E_SERVE_QUEUE_FULL,
@@ -53,8 +49,10 @@ from nli_faith.errors import (
     RecordError,
 )
 from nli_faith.results import output_record
+from nli_faith.serve.access import AccessLog
 from nli_faith.serve.auth import ApiKeys
 from nli_faith.serve.batcher import MicroBatcher, NotReady, QueueFull, Scored, ShuttingDown
+from nli_faith.serve.body import read_body
 from nli_faith.serve.metrics import Metrics
 from nli_faith.serve.schema import (
     BatchReply,
@@ -70,13 +68,11 @@ from nli_faith.serve.schema import (
 )
 from nli_faith.serve.settings import SETTINGS_ENV, ServeSettings
 
-access_log = logging.getLogger("nli_faith.serve.access")
 logger = logging.getLogger("nli_faith.serve")
 
 #: Seconds a client is told to wait (Retry-After) when the queue is full / while loading.
 RETRY_AFTER_BUSY = 1
 RETRY_AFTER_LOADING = 5
-_SCORING = ("/v1/score", "/v1/score/batch")
 
 
 class JSONReply(Response):
@@ -304,53 +300,6 @@ async def _watch_loading(batcher: MicroBatcher, on_failure: Callable[[str], None
         on_failure(batcher.load_error or "unknown error")
 
 
-#: A body over the limit is read and dropped up to this many bytes, for this long, before the
-#: 413 is sent (as nginx's lingering close does): a client that writes its whole body before
-#: reading the reply (Python's urllib, requests) then reads the 413, not a reset connection.
-DRAIN_MAX_BYTES = 256 * 1024 * 1024
-DRAIN_MAX_SECONDS = 10.0
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, or 413 as soon as it is known to exceed ``limit`` bytes."""
-    too_large = ServeError(413, E_SERVE_BODY_TOO_LARGE.format(limit=limit))
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        if request.headers.get("expect", "").lower() != "100-continue":  # else nothing is sent
-            await _drain(request)
-        raise too_large
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                await _drain(request)
-                raise too_large
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise ServeError(400, "the client disconnected before sending the whole body.") from None
-    return b"".join(chunks)
-
-
-async def _drain(request: Request) -> None:
-    """Read and drop what is left of the body, within :data:`DRAIN_MAX_BYTES` and
-    :data:`DRAIN_MAX_SECONDS` (past them the connection is closed unread)."""
-    size = 0
-
-    async def drop() -> None:
-        nonlocal size
-        while size <= DRAIN_MAX_BYTES:
-            message = await request.receive()
-            if message["type"] != "http.request":  # the client went away
-                return
-            size += len(message.get("body", b""))
-            if not message.get("more_body", False):
-                return
-
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(drop(), DRAIN_MAX_SECONDS)
-
-
 async def _score(service: Service, settings: ServeSettings, records: list) -> list[Scored]:
     try:
         return await service.batcher.score(records, timeout=settings.request_timeout_s)
@@ -433,66 +382,3 @@ def _install_handlers(app: FastAPI) -> None:
     async def internal_error(request: Request, err: Exception) -> Response:
         logger.exception("unhandled error (request id %s)", _rid(request))
         return _error_reply(request, 500, E_SERVE_INTERNAL.format(request_id=_rid(request)))
-
-
-class AccessLog:
-    """ASGI middleware: request id, one JSON log line and the metrics of each request."""
-
-    def __init__(self, app: Any, *, settings: ServeSettings, metrics: Metrics) -> None:
-        self.app = app
-        self.settings = settings
-        self.metrics = metrics
-
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        t0 = time.perf_counter()
-        rid = _request_id(scope) or uuid.uuid4().hex
-        state = scope.setdefault("state", {})
-        state["request_id"] = rid
-        path = scope.get("path", "")
-        scoring = path in _SCORING
-        status = 500
-
-        async def send_with_id(message: dict) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
-            await send(message)
-
-        if scoring:
-            self.metrics.in_flight.inc()
-        try:
-            await self.app(scope, receive, send_with_id)
-        finally:
-            elapsed = time.perf_counter() - t0
-            if scoring:
-                self.metrics.in_flight.dec()
-            endpoint = path if scoring or path in ("/healthz", "/readyz", "/metrics") else "other"
-            self.metrics.requests.labels(endpoint=endpoint, status=str(status)).inc()
-            self.metrics.latency.labels(endpoint=endpoint).observe(elapsed)
-            if scoring or (status >= 400 and endpoint == "other"):
-                line = {
-                    "event": "request",
-                    "ts": round(time.time(), 3),
-                    "request_id": rid,
-                    "method": scope.get("method"),
-                    "path": path,
-                    "status": status,
-                    "latency_ms": round(elapsed * 1000, 2),
-                    **state.get("log", {}),
-                }
-                access_log.info(json.dumps(line, ensure_ascii=True))
-
-
-def _request_id(scope: dict) -> str | None:
-    """A client's ``X-Request-ID`` if it is short and printable."""
-    for name, value in scope.get("headers", []):
-        if name == b"x-request-id":
-            text = value.decode("latin-1")
-            if 0 < len(text) <= 128 and text.isprintable():
-                return text
-    return None
