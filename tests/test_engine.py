@@ -1,0 +1,100 @@
+"""The engine in stages: typed plans, one runner behind every way in, failure isolation
+the same through ``score``, ``score_batch``, ``score_stream`` and the server's batcher."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from nli_faith.engine import Failed, Plan, Planned
+from nli_faith.records import Limits, parse_record
+from nli_faith.serve.batcher import MicroBatcher
+
+RECORDS = [
+    {"response": "The warranty lasts 24 months.", "context": "The warranty lasts 24 months."},
+    {"response": "The BOOM device is red.", "context": "The device is red. It is small."},
+    {
+        "response": "Shipping is free. The tower was finished in 1889.",
+        "context": ["Shipping costs nothing."],
+        "reference": "The tower was completed in 1889.",
+    },
+]
+
+
+def _fields(result):
+    return result.to_dict()
+
+
+@pytest.fixture
+def failing_model(tiny_scorer, monkeypatch):
+    """The model fails on any pair whose claim says BOOM (a stand-in for a bad record)."""
+    predict = tiny_scorer.nli.predict
+
+    def guarded(pairs, **kw):
+        if any("BOOM" in claim for _, claim in pairs):
+            raise RuntimeError("boom")
+        return predict(pairs, **kw)
+
+    monkeypatch.setattr(tiny_scorer.nli, "predict", guarded)
+    return tiny_scorer
+
+
+def test_a_plan_is_typed(tiny_scorer):
+    plan = tiny_scorer.plan("It is blue. It is big.", ["The sky is blue.", "It is big."])
+    assert isinstance(plan, Plan)
+    assert plan.mask.shape == (len(plan.claims), len(plan.chunks)) == (2, len(plan.chunks))
+    assert plan.n_pairs == int(plan.mask.sum()) > 0
+    planned = tiny_scorer.runner.plan(({"response": None, "context": "x"}, "line 7"))
+    assert isinstance(planned, Failed) and planned.input_error
+    assert planned.error == "RecordError: " + planned.message
+
+
+def test_one_record_breaking_the_model_fails_alone_through_every_way_in(failing_model):
+    sc = failing_model
+    alone = [sc.score_batch([r])[0] for r in RECORDS]
+    batch = sc.score_batch(RECORDS)
+    stream = list(sc.score_stream(iter(RECORDS), block_size=2))
+    assert batch[1].error == stream[1].error == "RuntimeError: boom"
+    for k in (0, 2):
+        assert _fields(batch[k]) == _fields(alone[k]) == _fields(stream[k])
+    assert batch[2].hallucination_rate is not None  # the reference pass ran for record 2
+    with pytest.raises(RuntimeError, match="boom"):  # one record alone: raised, as before
+        sc.score(RECORDS[1]["response"], RECORDS[1]["context"])
+
+
+def test_the_server_batcher_gives_score_batch_results(tiny_scorer):
+    limits = Limits(max_claims=1)
+    records = [parse_record(r) for r in RECORDS]
+    b = MicroBatcher(lambda: tiny_scorer, max_wait_ms=1, max_claims=limits.max_claims)
+    b.start()
+    try:
+        assert b.wait_ready(timeout=120)
+        scored = asyncio.run(b.score(records, timeout=120))
+    finally:
+        b.close(timeout=30)
+    expected = tiny_scorer.score_batch(RECORDS)
+    assert _fields(scored[0].result) == _fields(expected[0])
+    assert _fields(scored[1].result) == _fields(expected[1])
+    assert scored[0].pairs == int(tiny_scorer.matrix(**_rc(RECORDS[0])).mask.sum())
+    # two claims, over the server's own limit: the input's fault (a 422), not the scorer's
+    assert not scored[2].internal and "(max_claims)" in scored[2].message
+    assert scored[2].result.error.startswith("RecordError: ")
+
+
+def _rc(rec):
+    return {"response": rec["response"], "context": rec["context"]}
+
+
+def test_planned_records_run_as_one_block(tiny_scorer):
+    runner = tiny_scorer.runner
+    planned = [runner.plan((r, f"record {k}")) for k, r in enumerate(RECORDS)]
+    assert all(isinstance(p, Planned) for p in planned)
+    assert planned[2].reference == RECORDS[2]["reference"]
+    outcomes = runner.run(planned)
+    assert [o.failure for o in outcomes] == [None, None, None]
+    assert [_fields(o.result) for o in outcomes] == [
+        _fields(r) for r in tiny_scorer.score_batch(RECORDS)
+    ]
+    assert all(np.isfinite(o.result.soft) for o in outcomes)
