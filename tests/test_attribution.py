@@ -6,9 +6,9 @@ import doctest
 
 import pytest
 
+from nli_faith.rules.numbers import quantity_mismatch
 from nli_faith.text import attribution, sentences
 from nli_faith.text.attribution import key_words, misattributed, segments
-from nli_faith.text.numerals import quantity_mismatch
 from nli_faith.text.sentences import sentence_spans
 
 

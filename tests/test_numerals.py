@@ -1,6 +1,7 @@
 import numpy as np
 
-from nli_faith.text.numerals import extract_numbers, number_support_mask, number_to_words
+from nli_faith.rules.numbers import number_support_mask
+from nli_faith.text.numerals import extract_numbers, number_to_words
 
 
 def test_digits_and_words_normalise_to_the_same_value():
@@ -31,13 +32,10 @@ def test_list_and_section_markers_are_not_quantities():
 
 import pytest  # noqa: E402
 
+from nli_faith.rules.numbers import quantity_mismatch_mask, quantity_support_mask  # noqa: E402
 from nli_faith.text.align import align_premise  # noqa: E402
-from nli_faith.text.numerals import (  # noqa: E402
-    equivalent,
-    extract_quantities,
-    quantity_mismatch_mask,
-    quantity_support_mask,
-)
+from nli_faith.text.equivalence import equivalent  # noqa: E402
+from nli_faith.text.quantities import extract_quantities  # noqa: E402
 
 
 def _one(text):
@@ -188,7 +186,7 @@ def test_calendar_conversions_round_as_the_claim_is_written(claimed, stated, sam
 
 def test_two_bounds_of_the_same_kind_must_be_equal():
     """ "within 14 days" does not make "within 30 days" true: each states a limit."""
-    from nli_faith.text.numerals import number_support_mask, quantity_mismatch
+    from nli_faith.rules.numbers import number_support_mask, quantity_mismatch
 
     claim = ["Returns are accepted within 30 days."]
     assert not number_support_mask(claim, ["Returns are accepted within 14 days."])[0, 0]

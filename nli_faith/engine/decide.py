@@ -29,6 +29,7 @@ from nli_faith.results import (
     UnsupportedSpan,
 )
 from nli_faith.rules import apply_rules, explain_abstentions
+from nli_faith.rules.numbers import quantity_mismatch
 from nli_faith.scoring.bands import BandThresholds, assign_bands, nearest_entailment
 from nli_faith.scoring.candidates import top_chunks
 from nli_faith.scoring.citations import citation_statuses, explain_citations, supporting_mask
@@ -40,7 +41,6 @@ from nli_faith.text.attribution import misattributed
 from nli_faith.text.chunking import Chunk
 from nli_faith.text.claims import Claim
 from nli_faith.text.lexical import overlap_mask
-from nli_faith.text.numerals import quantity_mismatch
 from nli_faith.text.spans import find_spans, to_response
 
 

@@ -20,13 +20,13 @@ from nli_faith.engine.parts import Parts
 from nli_faith.errors import E_LONG_CLAIMS, NliFaithError, RecordError
 from nli_faith.records import as_context, parse_record
 from nli_faith.rules import rule_rows
+from nli_faith.rules.numbers import number_support_mask
 from nli_faith.scoring.composite import plan_composites
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
 from nli_faith.text.citations import assign_citations, find_citations, strip_citations
 from nli_faith.text.claims import Claim
 from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
-from nli_faith.text.numerals import number_support_mask
 
 logger = logging.getLogger(__name__)
 

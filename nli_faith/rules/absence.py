@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from nli_faith.text.context_statements import GENERIC_WORDS
 from nli_faith.text.lexical import content_words
-from nli_faith.text.numerals import extract_quantities
+from nli_faith.text.quantities import extract_quantities
 
 __all__ = ["AbsenceJudgement", "judge_absence"]
 

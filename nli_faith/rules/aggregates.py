@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nli_faith.text.lexical import content_words
-from nli_faith.text.numerals import extract_quantities
+from nli_faith.text.quantities import extract_quantities
 
 __all__ = ["CountJudgement", "judge_count"]
 

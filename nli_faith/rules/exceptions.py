@@ -37,8 +37,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from nli_faith.text.equivalence import equivalent
 from nli_faith.text.lexical import content_words
-from nli_faith.text.numerals import Quantity, equivalent, extract_quantities
+from nli_faith.text.quantities import Quantity, extract_quantities
 
 __all__ = ["ExceptionJudgement", "differing_bound", "judge_exception"]
 

@@ -17,7 +17,7 @@ step, so "MSFT ROE" is "Microsoft's return on equity"):
 * **extremes**: "the highest / lowest / largest / smallest / peak ... in 2023".
 
 A hedge ("about", "roughly", "nearly") widens the tolerance as for single values
-(:func:`nli_faith.text.numerals.equivalent`), and by 10% for multiples and differences.
+(:func:`nli_faith.text.equivalence.equivalent`), and by 10% for multiples and differences.
 Where no series of the claim's subject holds the claim's years, the rule says nothing
 and the model's verdict stands.
 
@@ -38,8 +38,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nli_faith.text.align import align_premise
+from nli_faith.text.equivalence import equivalent
 from nli_faith.text.lexical import content_words
-from nli_faith.text.numerals import Quantity, equivalent, extract_quantities
+from nli_faith.text.quantities import Quantity, extract_quantities
 
 __all__ = ["TrendJudgement", "judge_trend", "series"]
 

@@ -236,7 +236,7 @@ def composite_masks(
     often looks contradictory to a small model, for lack of the other pieces; that is
     no veto.) ``rule_conflict`` marks chunks that contradict a claim by rule (e.g. they
     state one of its quantities with another value,
-    :func:`nli_faith.text.numerals.quantity_mismatch`): any of them, its own sentences
+    :func:`nli_faith.rules.numbers.quantity_mismatch`): any of them, its own sentences
     included, vetoes the composite.
 
     Example:

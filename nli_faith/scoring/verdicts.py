@@ -62,7 +62,7 @@ def decide(
     to support each claim (e.g. those holding every number the claim states), and
     ``contradict_mask`` those allowed to contradict it (e.g. those about the same thing).
     ``number_contradict`` scores (> 0) the chunks that state one of the claim's quantities
-    with a different value (:func:`nli_faith.text.numerals.quantity_mismatch`): a claim no
+    with a different value (:func:`nli_faith.rules.numbers.quantity_mismatch`): a claim no
     chunk supports is then ``no``, with the highest-scoring such chunk as evidence,
     whatever the model's contradiction probability (``p_contradict`` stays the model's).
 

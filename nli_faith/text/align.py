@@ -5,7 +5,7 @@ contradiction, and "AAPL revenue" against "Apple's revenue" as a different compa
 Before a (chunk, claim) pair goes to the model, the chunk's wording of what the two
 state alike is replaced by the claim's:
 
-* **quantities** equivalent under :func:`nli_faith.text.numerals.equivalent` whose
+* **quantities** equivalent under :func:`nli_faith.text.equivalence.equivalent` whose
   stated numbers differ (other units, a hedged claim within its tolerance): "72 hours"
   reads "three days", "39.6%" reads "nearly 40%" for the claim "nearly 40%". The same
   number spelled otherwise ("$50" / "fifty dollars") is left as it is, and a hedged
@@ -34,8 +34,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from nli_faith.text.equivalence import equivalent
 from nli_faith.text.glossary import METRICS, TICKERS
-from nli_faith.text.numerals import equivalent, extract_quantities
+from nli_faith.text.quantities import extract_quantities
 
 __all__ = ["align_premise"]
 

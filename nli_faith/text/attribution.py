@@ -6,7 +6,7 @@ includes 4 lounge visits.", and "Standard delivery takes 3 to 5 days" as support
 passes; but it belongs to another row, year or line. What gives it away is the rest of
 the context: a passage about the claim's own subject states the same quantity with
 another value ("Tier Silver: 2 lounge visits.", "Orders ship within 2 business days",
-found by :func:`nli_faith.text.numerals.quantity_mismatch`).
+found by :func:`nli_faith.rules.numbers.quantity_mismatch`).
 
 The rule, for a claim some chunk contradicts that way: each side's *context* is the
 passages holding its value (segments between line breaks, semicolons and full stops: a
@@ -24,7 +24,7 @@ The mismatch then makes the claim ``no``.
 Example:
     >>> claim = "Orders ship within 5 business days."
     >>> chunks = ["Orders ship within 2 business days", "Standard delivery takes 3 to 5 days"]
-    >>> from nli_faith.text.numerals import quantity_mismatch
+    >>> from nli_faith.rules.numbers import quantity_mismatch
     >>> misattributed([claim], chunks, quantity_mismatch([claim], chunks)).tolist()
     [[False, True]]
 """
@@ -36,7 +36,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from nli_faith.text.numerals import Quantity, equivalent, extract_quantities
+from nli_faith.text.equivalence import equivalent
+from nli_faith.text.quantities import Quantity, extract_quantities
 
 __all__ = ["key_words", "misattributed", "segments"]
 
@@ -143,7 +144,7 @@ def misattributed(claims: Sequence[str], chunks: Sequence[str], mismatch: np.nda
     """``mask[i, j]`` is True when the key words around claim ``i``'s values in chunk ``j``
     are a strict subset of those around another value in a chunk stating one of its
     quantities differently (``mismatch[i, k] > 0``, from
-    :func:`~nli_faith.text.numerals.quantity_mismatch`): such a chunk must not support it.
+    :func:`~nli_faith.rules.numbers.quantity_mismatch`): such a chunk must not support it.
     """
     out = np.zeros((len(claims), len(chunks)), dtype=bool)
     mismatch = np.asarray(mismatch)

@@ -3,7 +3,7 @@
 A claim that announces a number of things and then lists exactly that many states the
 count by listing them; the context need not say "three" for the claim to be supported,
 only name each item (which the NLI model checks). The number check
-(:func:`nli_faith.text.numerals.number_support_mask`) should therefore not ask the
+(:func:`nli_faith.rules.numbers.number_support_mask`) should therefore not ask the
 context for such a count: :func:`drop_self_counts` removes it from the text the check
 reads. A count that does not match its list is left in place, and so still checked.
 """

@@ -6,7 +6,7 @@ contradicts it, or the closest one), this module finds the parts responsible:
 
 1. **what the evidence states otherwise**: a quantity of the claim (number, amount,
    year) for which the evidence gives another value, by the number rules of
-   :mod:`nli_faith.text.numerals` ("thirty-six months" against "twenty-four months"),
+   :mod:`nli_faith.text.equivalence` ("thirty-six months" against "twenty-four months"),
    else a negation that the evidence's closest passage lacks, or the word a negation
    of that passage denies ("covers" against "does not cover"). Such a conflict
    explains the verdict; only it is marked (the claim's other words may be
@@ -38,8 +38,9 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from nli_faith.text.attribution import key_words, segments
+from nli_faith.text.equivalence import _differs, _supported
 from nli_faith.text.lexical import _stop_words, content_words
-from nli_faith.text.numerals import _differs, _supported, extract_quantities
+from nli_faith.text.quantities import extract_quantities
 
 __all__ = ["find_spans", "to_response"]
 
