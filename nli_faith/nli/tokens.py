@@ -82,11 +82,11 @@ class PairEncoder:
         [3]
     """
 
-    def __init__(self, tokenizer, *, cache_size: int = CACHE_SIZE) -> None:
+    def __init__(self, tokenizer, *, cache_size: int | None = None) -> None:
         self.tokenizer = tokenizer
         self.template = PairTemplate.of(tokenizer)
         self.cache: dict[str, list[int]] = {}
-        self.cache_size = cache_size
+        self.cache_size = CACHE_SIZE if cache_size is None else cache_size
 
     def text_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Ids of ``texts`` without special tokens, each distinct text tokenized once."""
