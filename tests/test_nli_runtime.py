@@ -59,7 +59,7 @@ def test_padding_to_the_batch_would_move_a_pair(bundled_fp32):
     np.testing.assert_allclose(ours, bundled_fp32.predict([PAIR])[0], atol=1e-6, rtol=0)
 
 
-def test_truncated_pairs_keep_the_hypothesis(bundled_fp32, caplog):
+def test_an_over_long_pair_is_truncated_with_a_warning_and_moves_no_other(bundled_fp32, caplog):
     long_pair = ("word " * 600, "A long premise.")
     with caplog.at_level("WARNING", logger="nli_faith.nli.model"):
         probs = bundled_fp32.predict([long_pair, PAIR])
