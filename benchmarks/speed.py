@@ -14,7 +14,7 @@ Sections (``--sections 1,3,...``):
 6. GPU: figures read from ``--gpu-results`` (written by ``run speed_gpu``), and
    the host-side preparation rate that bounds GPU ``predict`` (measured on this CPU).
 7. backend agreement: ONNX int8 / fp32 and torch bf16 vs torch fp32 on the same sample.
-8. scale: GPU end-to-end / bare forwards (CUDA only), prefetch on the CPU, the streaming
+8. scale: GPU end-to-end / bare forwards (CUDA only), the streaming
    CLI's records/s and peak RSS on 10,000 and 100,000 records, Ray Data with 1 and 2 CPU
    actors beside ``score_batch`` (``benchmarks.speed_scale``).
 
