@@ -206,7 +206,7 @@ def model_info(nli, backend: str) -> dict:
         "weights_file": str(weights),
         "weights_sha256": sha256_file(weights) if weights.is_file() else None,
     }
-    session = getattr(nli, "_session", None)  # the ONNX Runtime session, when backend="onnx"
+    session = getattr(nli, "onnx_session", None)  # the ONNX Runtime session (backend="onnx")
     onnx_path = getattr(session, "path", None)
     if onnx_path is not None:
         info["onnx_file"] = str(onnx_path)

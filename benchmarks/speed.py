@@ -14,7 +14,7 @@ Sections (``--sections 1,3,...``):
 6. GPU: figures read from ``--gpu-results`` (written by ``run speed_gpu``), and
    the host-side preparation rate that bounds GPU ``predict`` (measured on this CPU).
 7. backend agreement: ONNX int8 / fp32 and torch bf16 vs torch fp32 on the same sample.
-8. scale: GPU end-to-end / bare forwards (CUDA only), prefetch on the CPU, the streaming
+8. scale: GPU end-to-end / bare forwards (CUDA only), the streaming
    CLI's records/s and peak RSS on 10,000 and 100,000 records, Ray Data with 1 and 2 CPU
    actors beside ``score_batch`` (``benchmarks.speed_scale``).
 
@@ -131,13 +131,13 @@ def _run_bare(nli, batches: list, backend: str) -> None:
         with torch.inference_mode():
             for b in batches:
                 model(**b).logits  # noqa: B018
-    elif getattr(nli, "_run_threads", 1) > 1:  # the library's one-pair runs, side by side
-        from nli_faith.nli.model import run_pool
+    elif nli._runtime.run_threads > 1:  # the library's one-pair runs, side by side
+        from nli_faith.nli.onnx import run_pool
 
-        list(run_pool(nli._run_threads).map(nli._session.run, batches))
+        list(run_pool(nli._runtime.run_threads).map(nli.onnx_session.run, batches))
     else:
         for b in batches:
-            nli._session.run(b)
+            nli.onnx_session.run(b)
 
 
 def _pair_tokens(nli, pairs: list[tuple[str, str]]) -> float:
@@ -724,34 +724,35 @@ def section_gpu(b: Bench) -> dict[str, Any]:
 
 
 def _host_prep(b: Bench) -> dict[str, Any]:
-    """What bounds ``NLIModel.predict`` on a fast GPU: tokenizing and padding on the host.
-
-    ``predict`` with a no-op forward (cold token cache) against tokenizing every pair with
-    the tokenizer, as ``predict`` did before its per-text cache, on the section 5 sample's
+    """What the per-text token cache buys: the ids of every pair, assembled from each
+    distinct text's cached ids (as ``NLIModel`` does for the ONNX runtime, cold cache)
+    against tokenizing every pair whole, then padding, on the section 5 sample's
     full-scan pairs (chunks recur across claims, as in real batch jobs).
     """
     import numpy as np
 
-    from nli_faith.nli.model import NLIModel, _pad_batch
+    from nli_faith.nli.batching import pad_batch
+    from nli_faith.nli.tokens import PairEncoder
 
     from .speed_inputs import spaced_sample
 
     records = spaced_sample(b.data_dir, 3 if b.quick else 40)
-    pairs, _ = _unique_pairs(b.scorer(backend="torch"), records)
-    nli = NLIModel("default", device="cpu", dtype="float32")
-    nli._launch = lambda inputs: np.zeros((inputs["input_ids"].shape[0], 3), np.float32)
+    sc = b.scorer(backend="torch")
+    pairs, _ = _unique_pairs(sc, records)
+    tok = sc.nli.tokenizer
     batch = 256
 
-    def cached() -> None:
-        nli._token_cache.clear()
-        nli.predict(pairs, batch_size=batch)
-
-    def per_pair() -> None:
-        enc = nli.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
-        ids, types = enc["input_ids"], enc.get("token_type_ids")
+    def pad(ids, types) -> None:
         order = np.argsort(-np.array([len(x) for x in ids]), kind="stable")
         for start in range(0, len(order), batch):
-            _pad_batch(ids, types, order[start : start + batch], nli.max_length, 0)
+            pad_batch(ids, types, order[start : start + batch], sc.nli.max_length, 0)
+
+    def cached() -> None:
+        pad(*PairEncoder(tok).pair_ids(pairs))
+
+    def per_pair() -> None:
+        enc = tok([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
+        pad(enc["input_ids"], enc.get("token_type_ids"))
 
     t_new, t_old = [], []
     for _ in range(1 if b.quick else 3):
@@ -777,7 +778,7 @@ def threads_info() -> dict[str, Any]:
     """How the run used the cores (the harness records the machine itself)."""
     import torch
 
-    from nli_faith.nli.model import cpu_threads
+    from nli_faith.nli.threads import cpu_threads
 
     return {
         "cpu": cpu_info(),

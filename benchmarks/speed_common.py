@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nli_faith.nli.model import usable_cores  # noqa: F401 - the benchmarks import it from here
+from nli_faith.nli.threads import usable_cores  # noqa: F401 - the benchmarks import it from here
 
 from .harness import REPO, cpu_info, loadavg  # noqa: F401 - the benchmarks import them here
 
@@ -179,7 +179,7 @@ def padded_batches(nli, pairs: list[tuple[str, str]], batch_size: int) -> list[d
     ``NLIModel.predict`` does (length-sorted, numpy int64 arrays), for timing bare forwards."""
     import numpy as np
 
-    from nli_faith.nli.model import _pad_batch, batch_plan
+    from nli_faith.nli.batching import batch_plan, pad_batch
 
     tok = nli.tokenizer
     enc = tok([p for p, _ in pairs], [h for _, h in pairs], truncation=False)
@@ -187,6 +187,6 @@ def padded_batches(nli, pairs: list[tuple[str, str]], batch_size: int) -> list[d
     lengths = np.array([len(x) for x in ids])
     pad_id = tok.pad_token_id or 0
     return [
-        _pad_batch(ids, types, sel, nli.max_length, pad_id, width=width)
+        pad_batch(ids, types, sel, nli.max_length, pad_id, width=width)
         for sel, width in batch_plan(lengths, batch_size=batch_size, max_length=nli.max_length)
     ]

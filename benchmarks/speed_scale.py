@@ -2,8 +2,6 @@
 
 * GPU end to end: ``score_batch`` pairs/s over bare forwards on the same pairs (CUDA only;
   "not measured: no GPU" otherwise).
-* Prefetching on the CPU: ``NLIModel.predict`` with and without the background batch
-  preparation, interleaved rounds (it is off by default on the CPU).
 * Streaming CLI: ``nli-faith score`` as a subprocess on synthetic files of short records,
   records/s and peak RSS (``wait4``'s ``ru_maxrss``): a cheap model (2-layer, hidden 32,
   random weights: the pipeline around the model dominates) on 10,000 and 100,000 records,
@@ -139,40 +137,6 @@ def _streaming(b) -> dict[str, Any]:
     return out
 
 
-def _prefetch_cpu(b) -> dict[str, Any]:
-    """``predict`` with prefetch on and off on the same pairs (torch, default dtype)."""
-    from nli_faith.nli.model import NLIModel
-
-    from .speed import _unique_pairs
-    from .speed_inputs import spaced_sample
-
-    records = spaced_sample(b.data_dir, 2 if b.quick else 4)
-    pairs, _ = _unique_pairs(b.scorer(backend="torch"), records)
-    models = {
-        "off": NLIModel("default", device="cpu", prefetch=False),
-        "on": NLIModel("default", device="cpu", prefetch=True),
-    }
-    models["on"].predict(pairs[:64])  # warm-up
-    models["off"].predict(pairs[:64])
-    times: dict[str, list[float]] = {"off": [], "on": []}
-    same = True
-    for r in range(1 if b.quick else 2):
-        results = {}
-        for name in ("off", "on") if r % 2 == 0 else ("on", "off"):
-            t, results[name] = timed(lambda m=models[name]: m.predict(pairs))
-            times[name].append(t)
-        same = same and bool((results["on"] == results["off"]).all())
-    return {
-        "pairs": len(pairs),
-        "rounds": len(times["on"]),
-        "off_pairs_per_s": rnd(len(pairs) / median(times["off"]), 1),
-        "on_pairs_per_s": rnd(len(pairs) / median(times["on"]), 1),
-        "ratio_on_over_off": rnd(median(times["off"]) / median(times["on"]), 3),
-        "identical_probabilities": same,
-        "dtype": str(models["on"].torch_model.dtype).replace("torch.", ""),
-    }
-
-
 def _ray(b) -> dict[str, Any]:
     """score_dataset with 1 and 2 CPU actors vs score_batch, same records."""
     try:
@@ -267,7 +231,6 @@ def section_scale(b) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, fn in (
         ("gpu_end_to_end", _gpu_end_to_end),
-        ("prefetch_cpu", _prefetch_cpu),
         ("streaming_cli", _streaming),
         ("ray", _ray),
     ):

@@ -233,6 +233,7 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
 
     from nli_faith.engine.parallel import fork_available
     from nli_faith.nli import model as model_mod
+    from nli_faith.nli.onnx import run_pool
 
     monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
@@ -240,19 +241,19 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     spread = model_mod.NLIModel(str(model_dir), backend="onnx")
     assert alone.batch_size == spread.batch_size == 1
-    options = spread._session._session.get_session_options()
+    options = spread.onnx_session._session.get_session_options()
     assert options.intra_op_num_threads == 1  # each run on one core, the runs side by side
-    assert model_mod.run_pool(3) is model_mod.run_pool(3)  # one pool per process and size
-    assert model_mod.run_pool(1) is None
+    assert run_pool(3) is run_pool(3)  # one pool per process and size
+    assert run_pool(1) is None
 
     threads: set[str] = set()
-    run = spread._session.run
+    run = spread.onnx_session.run
 
     def recording_run(inputs):
         threads.add(threading.current_thread().name)
         return run(inputs)
 
-    monkeypatch.setattr(spread._session, "run", recording_run)
+    monkeypatch.setattr(spread.onnx_session, "run", recording_run)
     pairs = PAIRS * 4  # distinct pairs are computed once: vary them
     pairs = [(p + f" {k}", h) for k, (p, h) in enumerate(pairs)]
     want = alone.predict(pairs)

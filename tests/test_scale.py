@@ -1,4 +1,4 @@
-"""Scoring at scale on one machine: prefetching, planning processes, streaming CLI, Parquet,
+"""Scoring at scale on one machine: planning processes, streaming CLI, Parquet,
 --resume."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from conftest import REPO, write_jsonl
 
@@ -32,41 +31,6 @@ def records(n: int) -> list[dict]:
         ctx = base[(k + k // len(base)) % len(base)].context  # other contexts: other verdicts
         out.append({"id": f"r{k}", "response": 42 if k % 11 == 5 else r.response, "context": ctx})
     return out
-
-
-# -- prefetching in NLIModel.predict ---------------------------------------------------------
-
-
-@pytest.mark.parametrize("batch_size", [1, 3, 32])
-def test_prefetch_gives_identical_probabilities(tiny_model_dir, batch_size):
-    from nli_faith.nli.model import NLIModel
-
-    premises = ["The sky is blue today.", "Paris is the capital of France, a large country.", "x"]
-    hypotheses = ["It is blue.", "Paris is in France.", "The tower was built in 1889 by Eiffel."]
-    pairs = [(p, h) for p in premises for h in hypotheses] * 2  # duplicates too
-    plain = NLIModel(str(tiny_model_dir), device="cpu", prefetch=False)
-    ahead = NLIModel(str(tiny_model_dir), device="cpu", prefetch=True)
-    assert not plain.prefetch and ahead.prefetch
-    want = plain.predict(pairs, batch_size=batch_size)
-    got = ahead.predict(pairs, batch_size=batch_size)
-    assert np.array_equal(got, want)  # bit for bit: same batches, same order
-    # and the same as one pair at a time through the padded forward
-    one = np.stack([plain._forward(plain_pad(plain, p))[0] for p in pairs])
-    assert np.allclose(plain.label_map.to_canonical(one), want, atol=1e-5)
-    assert ahead.pairs_predicted == len(pairs)
-
-
-def plain_pad(nli, pair):
-    from nli_faith.nli.model import _pad_batch
-
-    ids, types = nli._encode_pairs([pair])
-    return _pad_batch(ids, types, np.array([0]), nli.max_length, nli.tokenizer.pad_token_id)
-
-
-def test_prefetch_is_on_for_cuda_only_by_default(tiny_model_dir):
-    from nli_faith.nli.model import NLIModel
-
-    assert NLIModel(str(tiny_model_dir), device="cpu").prefetch is False
 
 
 # -- planning in worker processes, streaming -------------------------------------------------

@@ -126,22 +126,24 @@ def test_pairs_are_assembled_exactly_as_the_tokenizer_would(tiny_model_dir):
         ("Café prices rose 5% in Zürich, said Mr. O'Neil.", "Coffee got dearer."),
         ("  Spaces\tand\nnewlines  ", "x"),
     ]
-    ids, types = nli._encode_pairs(pairs)
+    ids, types = nli._tokens.pair_ids(pairs)
     ref = nli.tokenizer([p for p, _ in pairs], [h for _, h in pairs])
     assert ids == ref["input_ids"] and types == ref["token_type_ids"]
     plain = nli.tokenizer(["Prices fell.", "Zürich café"], add_special_tokens=False)
     assert nli.count_tokens(["Prices fell.", "Zürich café"]) == [len(x) for x in plain["input_ids"]]
-    assert len(nli._token_cache) == 6  # each distinct text tokenized once
+    assert len(nli._tokens.cache) == 6  # each distinct text tokenized once
+    assert nli._tokens.pair_lengths(pairs) == [len(x) for x in ref["input_ids"]]
 
 
 def test_cpu_default_dtype_follows_native_bf16(tiny_model_dir, monkeypatch):
     import torch
 
+    from nli_faith.nli import cross_encoder
     from nli_faith.nli import model as nli_mod
 
-    monkeypatch.setattr(nli_mod, "cpu_has_native_bf16", lambda: True)
+    monkeypatch.setattr(cross_encoder, "cpu_has_native_bf16", lambda: True)
     assert nli_mod.NLIModel(str(tiny_model_dir), device="cpu").torch_model.dtype == torch.bfloat16
-    monkeypatch.setattr(nli_mod, "cpu_has_native_bf16", lambda: False)
+    monkeypatch.setattr(cross_encoder, "cpu_has_native_bf16", lambda: False)
     assert nli_mod.NLIModel(str(tiny_model_dir), device="cpu").torch_model.dtype == torch.float32
     fp32 = nli_mod.NLIModel(str(tiny_model_dir), device="cpu", dtype="float32")
     assert fp32.torch_model.dtype == torch.float32
@@ -149,12 +151,13 @@ def test_cpu_default_dtype_follows_native_bf16(tiny_model_dir, monkeypatch):
 
 def test_token_cache_overflow_keeps_what_is_asked_for(tiny_model_dir, monkeypatch):
     from nli_faith.nli import model as nli_mod
+    from nli_faith.nli import tokens
 
-    monkeypatch.setattr(nli_mod, "_TOKEN_CACHE_SIZE", 3)
+    monkeypatch.setattr(tokens, "CACHE_SIZE", 3)
     nli = nli_mod.NLIModel(str(tiny_model_dir), device="cpu")
     assert nli.count_tokens(["a b", "c"]) == [2, 1]
     assert nli.count_tokens(["a b", "d e f", "g"]) == [2, 3, 1]  # overflows: cache refilled
-    assert len(nli._token_cache) <= 3
+    assert len(nli._tokens.cache) <= 3
     probs = nli.predict([("a b", "g"), ("d e f", "c")])  # four distinct texts > the cap
     assert probs.shape == (2, 3)
 

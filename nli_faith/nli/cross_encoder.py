@@ -1,0 +1,127 @@
+"""The torch runtime: sentence-transformers' ``CrossEncoder`` loads the checkpoint and runs it.
+
+What is added to ``CrossEncoder.predict``: the pairs go to it grouped by padded width
+(:func:`~nli_faith.nli.batching.batch_plan`), each group padded to its width rounded up to
+:data:`~nli_faith.nli.batching.PAD_MULTIPLE`, so a pair's probabilities never depend on the
+pairs scored with it; and the choice of dtype and CPU threads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from nli_faith.errors import E_DTYPE
+from nli_faith.nli.batching import PAD_MULTIPLE, batch_plan
+from nli_faith.nli.threads import usable_cores
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+DTYPES = ("float32", "bfloat16", "float16")
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def cpu_has_native_bf16() -> bool:
+    """Whether this CPU computes in bfloat16 natively (AVX512-BF16 or AMX; Linux only).
+
+    There, bf16 weights ran the bundled model 2.5x faster than fp32 with the same verdicts
+    (``benchmarks/results/speed.md``); elsewhere bf16 is emulated and slower.
+    """
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"avx512_bf16", "amx_bf16"})
+    except OSError:
+        pass
+    return False
+
+
+def pick_dtype(dtype: str | None, device: str) -> torch.dtype:
+    """``dtype`` checked, or the default: bf16 (fp16) on CUDA, bf16 on a CPU that has it, fp32."""
+    import torch
+
+    if dtype is not None:
+        if dtype not in DTYPES:
+            raise ValueError(E_DTYPE.format(allowed=", ".join(map(repr, DTYPES)), dtype=dtype))
+        return getattr(torch, dtype)
+    if device.startswith("cuda"):
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if device == "cpu" and cpu_has_native_bf16() else torch.float32
+
+
+class TorchRuntime:
+    """A ``CrossEncoder`` over a local checkpoint (or a hub id in the local cache).
+
+    Args:
+        path: the checkpoint folder or hub id.
+        device: ``"cpu"``, ``"cuda"``...; default: CUDA if available.
+        dtype: ``"float32"``, ``"bfloat16"``, ``"float16"`` or ``None`` (see :func:`pick_dtype`).
+        max_length: the token limit of one pair; longer pairs lose the end of their premise.
+    """
+
+    def __init__(
+        self, path: str, *, device: str | None, dtype: str | None, max_length: int
+    ) -> None:
+        from sentence_transformers import CrossEncoder
+
+        self.device = device or default_device()
+        torch_dtype = pick_dtype(dtype, self.device)
+        if self.device == "cpu" and "OMP_NUM_THREADS" not in os.environ:
+            import torch
+
+            torch.set_num_threads(usable_cores())  # the cores we may use, not the machine's
+        self.encoder = CrossEncoder(
+            path, device=self.device, max_length=max_length, model_kwargs={"dtype": torch_dtype}
+        )
+        self.max_length = max_length
+        self._text_kwargs = {
+            "pad_to_multiple_of": PAD_MULTIPLE,
+            "truncation": "only_first",
+            "max_length": max_length,
+        }
+
+    @property
+    def tokenizer(self):
+        return self.encoder.tokenizer
+
+    @property
+    def model(self) -> torch.nn.Module:
+        """The transformers model inside the ``CrossEncoder``."""
+        return self.encoder.model
+
+    def predict(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        lengths: np.ndarray,
+        *,
+        batch_size: int,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
+        """Probabilities in the model's label order, ``(len(pairs), num_labels)``; ``lengths``:
+        each pair's tokens, special tokens included (for the width groups)."""
+        out = np.empty((len(pairs), self.encoder.num_labels), dtype=np.float32)
+        plan = batch_plan(lengths, batch_size=max(batch_size, 2), max_length=self.max_length)
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            plan = tqdm(plan, desc="NLI", unit="batch")
+        for rows, _width in plan:
+            out[rows] = self.encoder.predict(
+                [pairs[i] for i in rows],
+                batch_size=batch_size,
+                apply_softmax=True,
+                show_progress_bar=False,
+                processing_kwargs={"text": self._text_kwargs},
+            )
+        return out
