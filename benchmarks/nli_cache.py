@@ -51,6 +51,19 @@ class CachedNLI:
     def __len__(self) -> int:
         return len(self._store)
 
+    def save(self, path) -> None:
+        """Write the computed pairs to ``path`` (``.npz``: digests and probabilities)."""
+        keys = np.frombuffer(b"".join(self._store), dtype=np.uint8).reshape(-1, 16)
+        probs = np.stack(list(self._store.values())) if self._store else np.zeros((0, 3))
+        np.savez(path, keys=keys, probs=probs)
+
+    def load(self, path) -> int:
+        """Add the pairs saved by :meth:`save` in ``path``; returns how many."""
+        with np.load(path) as z:
+            for k, row in zip(z["keys"], z["probs"]):
+                self._store[k.tobytes()] = row.astype(np.float32)
+            return len(z["keys"])
+
     def lookup(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Cached probabilities of ``pairs`` (``KeyError`` for a pair never predicted)."""
         if not pairs:

@@ -72,6 +72,15 @@ def _scores(results, key: str) -> np.ndarray:
     return np.array([0.5 if getattr(r, key) is None else getattr(r, key) for r in results])
 
 
+def _decision_bacc(labels: np.ndarray, results) -> float:
+    """Balanced accuracy of the default decision: an answer passes when every claim is
+    ``yes`` (no threshold tuned; abstentions are not claims)."""
+    passed = np.array(
+        [r.error is None and r.n_claims > 0 and r.n_yes == r.n_claims for r in results]
+    )
+    return float(((passed[labels == 1]).mean() + (~passed[labels == 0]).mean()) / 2)
+
+
 def compare(name: str, recs: list[dict], before, after, plain=None) -> dict:
     labels = np.array([int(r["label"]) for r in recs])
     test = split_by_id([r["id"] for r in recs])
@@ -101,6 +110,8 @@ def compare(name: str, recs: list[dict], before, after, plain=None) -> dict:
                 "delta": None if a is None or b is None else a - b,
                 "se": _std_error(metric, a, d),
             }
+    for tag, res in (("before", res_b), ("after", res_a)):
+        out[f"decision_bacc_{tag}"] = _decision_bacc(labels, res)
     verd_b = [c.verdict for r in res_b for c in r.claims]
     verd_a = [c.verdict for r in res_a for c in r.claims]
     out["claims_before"], out["claims_after"] = len(verd_b), len(verd_a)
@@ -152,6 +163,20 @@ def render(rep: dict) -> str:
                 f"({_f(r.get('yes_share_after_no_composite'))}) | "
                 f"{r['composite_evidence_claims']} |"
             )
+    lines += [
+        "",
+        "The default decision (an answer passes when every claim is `yes`, no threshold "
+        "tuned), against the soft score's ROC-AUC:",
+        "",
+        "| set | n | soft ROC-AUC before → after | default decision bal. acc. before → after |",
+        "|---|---:|---|---|",
+    ]
+    for name, r in rep["datasets"].items():
+        auc = r["soft_roc_auc"]
+        lines.append(
+            f"| {name} | {r['n']} | {_f(auc['before'])} → {_f(auc['after'])} | "
+            f"{_f(r.get('decision_bacc_before'))} → {_f(r.get('decision_bacc_after'))} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -164,6 +189,11 @@ def add_arguments(p, name: str) -> None:
     p.add_argument("--limit", type=int, default=100, help="records per set (seeded sample)")
     p.add_argument("--datasets", default=",".join(ORDER))
     p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument(
+        "--nli-cache",
+        type=Path,
+        help="file (.npz) of model outputs: read first if it exists, written after every set",
+    )
 
 
 def run(args, bench) -> Outcome:
@@ -193,6 +223,8 @@ def run(args, bench) -> Outcome:
     after.nli = cache
     before.nli = cache
     plain.nli = cache  # its pairs are a subset of after's: no extra model work
+    if args.nli_cache is not None and args.nli_cache.is_file():
+        print(f"{cache.load(args.nli_cache):,} pairs read from {args.nli_cache}", flush=True)
     rep = {
         "before_src": str(args.before_src),
         "backend": "onnx-fp32",
@@ -206,5 +238,7 @@ def run(args, bench) -> Outcome:
         rep["datasets"][name] = compare(name, recs, before, after, plain)
         rep["wall_seconds"] = round(time.perf_counter() - t0, 1)
         rep["distinct_pairs"] = cache.computed
+        if args.nli_cache is not None:
+            cache.save(args.nli_cache)
         print(f"[{name}] done at {rep['wall_seconds']:.0f}s, {cache.computed:,} pairs", flush=True)
     return Outcome(body=render(rep), data=rep)

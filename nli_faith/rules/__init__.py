@@ -13,7 +13,11 @@ field then says which rule decided and why. The rules:
 * **aggregates**: a count of what the context enumerates otherwise ("the three
   trials" against a first and a second trial) is ``no``: :mod:`nli_faith.rules.aggregates`;
 * **exceptions**: a supported claim that a more specific statement about its subject
-  contradicts (another bound, a negation) is ``no``: :mod:`nli_faith.rules.exceptions`.
+  contradicts (another bound, a negation) is ``no``: :mod:`nli_faith.rules.exceptions`;
+* **summaries**: a claim that sums up several statements ("the whole process involves
+  several network elements, each with its own role") that the model leaves ``idk`` is
+  ``yes`` when the statements it sums up hold every specific word of it:
+  :mod:`nli_faith.rules.summaries`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import numpy as np
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
 from nli_faith.rules.exceptions import differing_bound, judge_exception
+from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend
 from nli_faith.scoring.composite import is_composite
 from nli_faith.scoring.verdicts import ClaimDecisions
@@ -97,6 +102,11 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
             verdicts[i], p_e[i], p_c[i] = "no", 0.0, 1.0
             c_chunk[i] = k
             notes[i] = f"exception: {note}"
+        elif verdicts[i] == "idk" and (y := _summary(claim.text, chunks)) is not None:
+            k, note = y
+            verdicts[i], p_e[i], p_c[i] = "yes", 1.0, 0.0
+            e_chunk[i], c_chunk[i] = k, -1
+            notes[i] = f"summary: {note}"
     return Ruled(
         replace(
             d,
@@ -128,6 +138,23 @@ def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] |
         if x is not None:
             return singles[x.chunk], x.note
     return None
+
+
+def _summary(claim: str, chunks: Sequence[Chunk]) -> tuple[int, str] | None:
+    """A summary claim the context's sentences support: ``(evidence chunk, why)``; the
+    evidence is the composite joining the statements when there is one."""
+    members = _members(tuple(chunks))
+    singles = sorted((k for k, m in enumerate(members) if m == [k] and not chunks[k].parts),
+                     key=lambda k: (chunks[k].doc_index, chunks[k].start))  # fmt: skip
+    j = judge_summary(claim, [chunks[k].text for k in singles])
+    if j is None:
+        return None
+    parts = [chunks[singles[s]] for s in j.statements]
+    spans = [(c.doc_index, c.start, c.end) for c in parts]
+    for k, c in enumerate(chunks):
+        if c.parts and [(p.doc_index, p.start, p.end) for p in c.parts] == spans:
+            return k, j.note
+    return singles[j.statements[0]], j.note
 
 
 @lru_cache(maxsize=8)

@@ -10,6 +10,14 @@ token budget, and joined in document order. A composite is an extra chunk of the
 matrix, scored only against its own claim (its column of the mask is True for that
 claim alone); its :attr:`~nli_faith.text.chunking.Chunk.parts` are the sentences it joins.
 
+A *summary claim* ("The whole process involves several network elements, each with its
+own role.", "The plan includes storage, support and early access.") sums up several
+statements that no one sentence holds. For it, :func:`summarised_statements` finds the
+statements it sums up (those sharing one of its specific words, a sentence that opens
+with a pronoun read with the one before it) and the composite joins them all, up to
+``SUMMARY_SENTENCES``, even when a window already holds them: it is the premise the
+model reads and the evidence the rules stage (:mod:`nli_faith.rules.summaries`) cites.
+
 Guards, so that a composite never joins things that do not belong together:
 
 * at planning: no composite when one sentence already covers the claim, when the
@@ -17,7 +25,9 @@ Guards, so that a composite never joins things that do not belong together:
   when a name the claim states (a capitalised word inside it) is in none of them,
   or when one of them negates or makes an exception ("not", "except", "unless"...)
   that the claim does not (a general rule and its exception must not add up to the
-  rule applied to the excepted case);
+  rule applied to the excepted case), or names one of the claim's things with another
+  modifier ("the family plan" for a claim about "the basic plan",
+  :func:`modifier_conflict`);
 * at aggregation (:func:`composite_masks`, pure over the matrix): a composite may
   support its claim but never contradict it (two unrelated sentences read as one
   premise look contradictory to an NLI model), and it cannot support a claim that a
@@ -60,6 +70,160 @@ NEGATION_RE = re.compile(
 )
 
 
+#: Sentences a summary composite joins, at most.
+SUMMARY_SENTENCES = 6
+#: Phrases that make a claim a summary of several statements.
+SUMMARY_RE = re.compile(
+    r"\b(?:whole|entire|overall|in (?:summary|short|sum)|altogether|taken together|"
+    r"together|each with (?:its|their) own|(?:a|the) (?:range|variety|number|series|set) of|"
+    r"various|several|multiple|a combination of)\b",
+    re.IGNORECASE,
+)
+#: "A, B and C": three or more coordinated items.
+ENUMERATION_RE = re.compile(r"[^,.;:]+(?:,[^,.;:]+)+,?\s+(?:and|or)\s+[^,.;:]+", re.IGNORECASE)
+#: Words a summary uses to sum up (its frame), not facts to find in the statements.
+SUMMARY_WORDS = frozenset(
+    """whole entire overall summary short sum altogether together various several multiple
+    range variety number series set combination different distinct many each own role part
+    process procedure system close closely cooperation cooperate collaboration collaborate
+    coordination coordinate interplay work working involve involves include includes consist
+    comprise comprises feature features offer offers provide provides cover covers come
+    comes play plays contribute contributes responsible responsibility task key main
+    important essential""".split()
+)
+#: Sentence openings that continue the sentence before (read with it).
+_CONTINUES_RE = re.compile(r"^\s*(?:it|its|they|their|these|this|he|she|his|her)\b", re.I)
+_PAIR_RE = re.compile(r"([^\W_]+) ([^\W_]+)")
+
+
+def is_summary(claim: str) -> bool:
+    """True when ``claim`` sums up several statements: a summarising phrase, or a list.
+
+    Example:
+        >>> is_summary("The whole process involves several network elements.")
+        True
+        >>> is_summary("The plan includes storage, support and early access.")
+        True
+        >>> is_summary("The plan includes storage.")
+        False
+    """
+    return bool(SUMMARY_RE.search(claim) or ENUMERATION_RE.search(claim))
+
+
+def specific_words(claim: str) -> frozenset[str]:
+    """The claim's content words that a summary's statements must hold: all but its frame.
+
+    Example:
+        >>> sorted(specific_words("The whole process involves several network elements."))
+        ['element', 'network']
+    """
+    return frozenset(_root(w) for w in content_words(claim) if w not in SUMMARY_WORDS)
+
+
+def _root(word: str) -> str:
+    """A crude verb root, so that "booking" finds "book" and "printed" finds "print"."""
+    for end in ("ing", "ed"):
+        if len(word) > len(end) + 3 and word.endswith(end):
+            return word[: -len(end)]
+    return word
+
+
+def _roots(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(_root(w) for w in words)
+
+
+def _pairs(text: str) -> set[tuple[str, str]]:
+    """Adjacent content-word pairs of ``text`` ("premium plan"), stemmed, lower-cased."""
+    words = _words_with_gaps(text)
+    return {(a, b) for a, b in zip(words, words[1:]) if a and b}
+
+
+def _words_with_gaps(text: str) -> list[str]:
+    """Content words of ``text`` in order, "" where punctuation or a stop word breaks a run."""
+    out: list[str] = []
+    for token in re.findall(r"[^\W_]+|[^\w\s]", text.lower()):
+        w = next(iter(content_words(token)), "") if token[0].isalnum() else ""
+        out.append(w)
+    return out
+
+
+def modifier_conflict(claim: str, sentence: str) -> str | None:
+    """A thing the sentence names with another modifier than the claim ("basic plan"
+    against "premium plan"), when the sentence never uses the claim's modifier and
+    the claim never uses the sentence's: the sentence is about something else. Returns the sentence's pair, else None.
+
+    Example:
+        >>> modifier_conflict("The basic plan includes support.", "The premium plan adds support.")
+        'premium plan'
+        >>> modifier_conflict("The premium plan includes storage.", "It has cloud storage.") is None
+        True
+    """
+    have = content_words(sentence)
+    claim_pairs = [
+        (a, b)
+        for a, b in _pairs(claim)
+        if a not in SUMMARY_WORDS and b not in SUMMARY_WORDS and not a.isdigit()
+    ]
+    mine = content_words(claim)
+    theirs = _pairs(sentence)
+    for a, b in claim_pairs:
+        if a in have:
+            continue
+        for x, y in theirs:
+            if y == b and x not in mine and x not in SUMMARY_WORDS and not x.isdigit():
+                return f"{x} {y}"
+    return None
+
+
+def summarised_statements(claim: str, sentences: Sequence[str]) -> list[int]:
+    """Indices of the sentences a summary claim sums up, in the order given.
+
+    ``sentences`` are the context's sentences in document order. A sentence counts when
+    it holds one of the claim's :func:`specific_words` (a sentence that opens with a
+    pronoun is read with the one before it), names nothing the claim names otherwise
+    (:func:`modifier_conflict`) and negates or restricts nothing the claim does not
+    (:func:`negation_cues`). At most ``SUMMARY_SENTENCES``, those holding the most
+    specific words first.
+
+    Example:
+        >>> summarised_statements("The plan includes storage, support and fast access.",
+        ...     ["The plan includes storage.", "It also has support.", "Lunch is at noon.",
+        ...      "Plan members get fast access."])
+        [0, 1, 3]
+    """
+    want = specific_words(claim)
+    if not want:
+        return []
+    claim_cues = negation_cues(claim)
+    hits: list[tuple[int, int]] = []
+    prev: frozenset[str] = frozenset()
+    for k, text in enumerate(sentences):
+        words = _roots(content_words(text))
+        read = words | prev if _CONTINUES_RE.match(text) else words
+        prev = read
+        n = len(want & read)
+        if n and not (negation_cues(text) - claim_cues) and modifier_conflict(claim, text) is None:
+            hits.append((n, k))
+    best = sorted(hits, key=lambda h: (-h[0], h[1]))[:SUMMARY_SENTENCES]
+    return sorted(k for _, k in best)
+
+
+def sentence_words(
+    sentences: Sequence[str], picked: Sequence[int], *, carry: bool = True
+) -> list[frozenset[str]]:
+    """The content words (verb roots) of each picked sentence; with ``carry``, one that
+    opens with a pronoun is read with the one before."""
+    out = []
+    for k in picked:
+        words = _roots(content_words(sentences[k]))
+        j = k
+        while carry and j > 0 and _CONTINUES_RE.match(sentences[j]):
+            j -= 1
+            words |= _roots(content_words(sentences[j]))
+        out.append(words)
+    return out
+
+
 def negation_cues(text: str) -> frozenset[str]:
     """The negation and exception words of ``text``, lower-cased.
 
@@ -79,7 +243,13 @@ def coherent(texts: Sequence[str]) -> bool:
         >>> coherent(["Alice joined in 2019.", "Bob leads the data team."])
         False
     """
-    words = [content_words(t) for t in texts]
+    return linked([content_words(t) for t in texts])
+
+
+def linked(words: Sequence[frozenset[str]]) -> bool:
+    """True when the word sets form one group, each sharing a word with another."""
+    if not words:
+        return True
     linked, todo = {0}, [0]
     while todo:
         a = todo.pop()
@@ -165,27 +335,42 @@ def plan_composites(
     found: dict[tuple[int, ...], int] = {}
     composites: list[Chunk] = []
     owners: list[list[int]] = []
+    order = sorted(
+        range(len(atoms)), key=lambda p: (chunks[atoms[p]].doc_index, chunks[atoms[p]].start)
+    )
     for i, claim in enumerate(claims):
-        picked = pick_sentences(
-            sim[i],
-            content_words(claim),
-            words,
-            sizes,
-            budget=budget,
-            max_sentences=max_sentences,
-        )
+        picked = _summary_pick(claim, [texts[p] for p in order], [sizes[p] for p in order], budget)
+        summary = len(picked) >= 2
+        if summary:
+            picked = [order[p] for p in picked]
+        else:
+            picked = pick_sentences(
+                sim[i],
+                content_words(claim),
+                words,
+                sizes,
+                budget=budget,
+                max_sentences=max_sentences,
+            )
         if len(picked) < 2:
             continue
         claim_cues = negation_cues(claim)
         if any(cues[p] - claim_cues for p in picked):
             continue
+        if any(modifier_conflict(claim, texts[p]) for p in picked):
+            continue  # "the family plan adds support" says nothing of the basic plan
         joined = " ".join(texts[p] for p in picked).lower()
         if any(name not in joined for name in _names(claim)):
             continue  # a name the sentences never mention: they cannot support the claim
-        if not coherent([texts[p] for p in picked]):
+        if summary:  # a pronoun-led statement is read with the one before it
+            if not linked(
+                sentence_words([texts[p] for p in order], [order.index(p) for p in picked])
+            ):
+                continue
+        elif not coherent([texts[p] for p in picked]):
             continue
         parts = sorted((chunks[atoms[p]] for p in picked), key=lambda c: (c.doc_index, c.start))
-        if _joined_by_a_chunk(parts, chunks):
+        if not summary and _joined_by_a_chunk(parts, chunks):
             continue
         key = tuple(atoms[p] for p in sorted(picked))
         if key not in found:
@@ -206,6 +391,18 @@ def plan_composites(
     for k, claim_ids in enumerate(owners):
         mask[claim_ids, k] = True
     return composites, mask
+
+
+def _summary_pick(claim: str, sentences: list[str], sizes: list[int], budget: int) -> list[int]:
+    """A summary claim's statements (indices into ``sentences``) that fit ``budget``."""
+    if not is_summary(claim):
+        return []
+    picked, used = [], 0
+    for k in summarised_statements(claim, sentences):
+        if used + sizes[k] <= budget:
+            picked.append(k)
+            used += sizes[k]
+    return picked
 
 
 def is_composite(chunks: Sequence[Chunk]) -> np.ndarray:
