@@ -150,7 +150,8 @@ def _words_with_gaps(text: str) -> list[str]:
 def modifier_conflict(claim: str, sentence: str) -> str | None:
     """A thing the sentence names with another modifier than the claim ("basic plan"
     against "premium plan"), when the sentence never uses the claim's modifier and
-    the claim never uses the sentence's: the sentence is about something else. Returns the sentence's pair, else None.
+    the claim never uses the sentence's: the sentence is about something else.
+    Returns the sentence's pair, else None.
 
     Example:
         >>> modifier_conflict("The basic plan includes support.", "The premium plan adds support.")

@@ -11,7 +11,10 @@ another suite unchanged. Mechanisms:
   joined to a world claim;
 * ``records``: references as RAG systems write them (JSON-like records with units,
   Python reprs, ``key: value`` runs, CSV fragments; tickers and metric abbreviations);
-* ``trends``: rises and falls, comparisons, extremes and multiples over a record.
+* ``trends``: rises and falls, comparisons, extremes and multiples over a record;
+* ``exceptions``, ``aggregates``: a specific statement over the general one; counts;
+* ``summaries``: a sentence that sums up several statements, and vague summaries
+  against contexts that do not hold what they sum up.
 """
 
 from __future__ import annotations
@@ -220,6 +223,24 @@ RECORDS: list[dict] = [
     ),
 ]
 
+MSFT_CSV = "ticker,year,roe\nMSFT,2023,38.8%\nMSFT,2024,37.1%"
+ORDER_CSV = "order_id,items,total\n4411,3,$59.90"
+
+RECORDS += [
+    _case("r11", "records", "CSV rows with a year column: the year is the values' period",
+          "Microsoft's return on equity was 38.8% in 2023.", MSFT_CSV, ("yes",)),
+    _case("r12", "records", "guard: CSV, the value of the other year's row",
+          "Microsoft's return on equity was 37.1% in 2023.", MSFT_CSV, ("not-yes",)),
+    _case("r13", "records", "CSV fragment: a header and one row",
+          "Microsoft's ROE was 38.8% in 2023.", "ticker,year,roe\nMSFT,2023,38.8%", ("yes",)),
+    _case("r14", "records", "guard: a year column read as a value",
+          "Microsoft's return on equity was 2023 in 2023.", MSFT_CSV, ("not-yes",)),
+    _case("r15", "records", "CSV fragment with an order ID: the count is the items column's",
+          "Order 4411 contains 3 items.", ORDER_CSV, ("yes",)),
+    _case("r16", "records", "guard: an order ID is no count of items",
+          "The order contains 4411 items.", ORDER_CSV, ("not-yes",)),
+]  # fmt: skip
+
 ABB_ROE = 'ABB ROE: {"2022": 21.4%, "2023": 28.6%, "2024": 24.1%}'
 SALES = "Online sales were $12 million in 2021, $18 million in 2022 and $24 million in 2023."
 
@@ -328,4 +349,62 @@ AGGREGATES: list[dict] = [
           rules=(False,)),
 ]  # fmt: skip
 
-REASONING_CASES: list[dict] = CONTEXT_STATEMENTS + RECORDS + TRENDS + EXCEPTIONS + AGGREGATES
+NETWORK = [
+    "When a phone registers, the radio network element forwards its request to the core.",
+    "The AMF is the network element that handles registration and mobility.",
+    "Another network element, the AUSF, checks the subscriber's credentials.",
+    "The SMF, a third network element, sets up the data session once the checks succeed.",
+]
+BAKERY = (
+    "The bakery opens at 7 am. Sourdough is baked every morning. The cafe serves coffee until noon."
+)
+ONBOARDING = (
+    "Onboarding starts with HR, which prepares the contract. In the second step of onboarding, "
+    "the IT team sets up the laptop. The last onboarding step is a meeting with the team lead."
+)
+KIT = (
+    "The starter kit contains a fast charger. It also has a leather case. Kit buyers get a "
+    "screen protector as well."
+)
+COOPERATION = (
+    "The whole process involves close cooperation among several network elements, "
+    "each with its own role."
+)
+
+SUMMARIES: list[dict] = [
+    _case("sm1", "summaries", "a vague summary of four statements that hold its words",
+          COOPERATION, NETWORK, ("yes",), rules=(True,)),
+    _case("sm2", "summaries", "guard: the same vague summary against an unrelated context",
+          COOPERATION, BAKERY, ("not-yes",), rules=(False,)),
+    _case("sm3", "summaries", "guard: one statement about a network element is no summary",
+          COOPERATION,
+          ["The AMF is the network element that handles registration.", BAKERY],
+          ("not-yes",), rules=(False,)),
+    _case("sm4", "summaries", "several steps, each with its own team, over three sentences",
+          "The onboarding involves several steps, each with its own team.", ONBOARDING,
+          ("yes",), rules=(True,)),
+    _case("sm5", "summaries", "a summary adding what no statement says (finance approval)",
+          "The whole onboarding process involves several steps, each approved by the finance "
+          "team.", ONBOARDING, ("not-yes",), rules=(False,)),
+    _case("sm6", "summaries", "guard: 'a single' element is no summary of several",
+          "The whole process is handled by a single network element.", NETWORK,
+          ("not-yes",), rules=(False,)),
+    _case("sm7", "summaries", "a list over three sentences, the second led by 'It'",
+          "The starter kit includes a charger, a case and a screen protector.", KIT, ("yes",)),
+    _case("sm8", "summaries", "a list with an item no statement holds",
+          "The starter kit includes a charger, a case and a pair of headphones.", KIT,
+          ("not-yes",), rules=(False,)),
+    _case("sm9", "summaries", "guard: a list whose items belong to another plan",
+          "The basic plan includes storage, phone support and early access to new features.",
+          ["The basic plan includes 20 GB of storage.",
+           "The family plan adds phone support and early access to new features."],
+          ("not-yes",), rules=(False,)),
+    _case("sm10", "summaries", "guard: 'both' does not distribute what two statements split",
+          "Both offices have a gym and a canteen.",
+          ["The Oslo office has a gym.", "The Bergen office has a canteen."], ("not-yes",),
+          rules=(False,)),
+]  # fmt: skip
+
+REASONING_CASES: list[dict] = (
+    CONTEXT_STATEMENTS + RECORDS + TRENDS + EXCEPTIONS + AGGREGATES + SUMMARIES
+)

@@ -13,6 +13,11 @@ evidence spans need; so this small scanner reads them:
   are numbers, anything else is a string as written ("47.2%", "$12.5 bn");
 * ``:`` or ``=`` between a key and its value; a trailing comma is allowed.
 
+A **CSV fragment**, a header line and one data row (``ticker,year,roe`` then
+``MSFT,2023,38.8%``), is too short for the CSV reader's table test (a header and two
+rows); :func:`csv_fragment` says when two such lines are one record all the same:
+short cells, a header of names (no numbers), a row with a number cell.
+
 The record must end its line (RAG references put one record per line): in the middle
 of a sentence ("The config is {'a': 1} today.") it stays text. Anything else (no ``:``
 after a key, an unclosed bracket, a value running past the line)
@@ -29,7 +34,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["lenient_walk"]
+__all__ = ["YEAR_COLUMNS", "csv_fragment", "lenient_walk", "year_column"]
+
+#: Column names whose cells are the period of the row's other values, not values.
+YEAR_COLUMNS = frozenset({"year", "fiscal year", "fy", "period", "quarter", "fiscal_year"})
+_CELL_NUMBER_RE = re.compile(r"[-+]?[$\u20ac\u00a3]?\d[\d,]*(?:\.\d+)?\s?(?:%|[a-zA-Z]{1,3})?")
+_YEAR_RE = re.compile(r"(?:1[89]|20)\d\d")
 
 _MAX_BARE = 40
 _MAX_CHARS = 5000
@@ -47,6 +57,52 @@ class LenientNode:
     start: int
     end: int
     members: list[tuple[str, LenientNode, int]]
+
+
+def csv_fragment(rows: list[list[str]]) -> bool:
+    """True when a header and one data row (cells as read by :mod:`csv`) are a record.
+
+    Every cell at most three words and 30 characters; the header's cells are names
+    (no digit but in a bracketed unit, none empty), the row has as many cells and at
+    least one is a number ("38.8%", "$59.90", "12 kg"): prose split at its commas is
+    not.
+
+    Example:
+        >>> csv_fragment([["ticker", "year", "roe"], ["MSFT", "2023", "38.8%"]])
+        True
+        >>> csv_fragment([["Hello", "world"], ["On 3 May", "we met"]])
+        False
+    """
+    if len(rows) != 2 or len(rows[0]) < 2 or len(rows[0]) != len(rows[1]):
+        return False
+    cells = [c.strip() for row in rows for c in row]
+    if any(len(c) > 30 or len(c.split()) > 3 for c in cells):
+        return False
+    header = [re.sub(r"\([^)]*\)", "", c).strip() for c in rows[0]]
+    if any(not c or any(ch.isdigit() for ch in c) for c in header):
+        return False
+    return any(_CELL_NUMBER_RE.fullmatch(c.strip()) for c in rows[1])
+
+
+def year_column(header: list[str], rows: list[list[str]]) -> int | None:
+    """The index of a column (not the first) that holds each row's year: named as one
+    ("year", "fiscal year", "period") with a year or period in every row. A year in
+    such a column is the period of the row's values ("roe 38.8% in 2023"), never a
+    value of its own.
+
+    Example:
+        >>> year_column(["ticker", "year", "roe"], [["MSFT", "2023", "38.8%"]])
+        1
+        >>> year_column(["order", "items", "total"], [["2023", "3", "$5"]]) is None
+        True
+    """
+    for k, name in enumerate(header[1:], start=1):
+        if name.strip().lower() in YEAR_COLUMNS and all(
+            len(r) > k and (_YEAR_RE.fullmatch(r[k].strip()) or r[k].strip()[:1].isalpha())
+            for r in rows
+        ):
+            return k
+    return None
 
 
 class _NotARecord(Exception):

@@ -8,11 +8,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from nli_faith.text.structured.lenient import csv_fragment, year_column
 from nli_faith.text.structured.records import (
     NUMBER_VALUE_RE,
     Statement,
     StructuredBlock,
     ValueFormat,
+    humanise_key,
     is_period,
     join_parts,
     record_statements,
@@ -28,6 +30,10 @@ class _Cell:
     end: int
 
 
+#: A first column of identifiers ("order_id", "Invoice no", "SKU"): its numbers name rows.
+_ID_COLUMN_RE = re.compile(r"(?:\bid|_id|Id|ID|\bno\.?|\bnumber|\bcode|#|\bsku)$", re.IGNORECASE)
+
+
 def _table_statements(
     rows: list[list[_Cell]], row_spans: list[tuple[int, int]], title: str
 ) -> list[Statement]:
@@ -36,6 +42,7 @@ def _table_statements(
     title, unit = split_title(title)
     columns = [split_title(c.text) for c in header]
     names = [name for name, _ in columns]
+    years = year_column([c.text for c in header], [[c.text for c in r] for r in data])
     out: list[Statement] = []
     for cells, (rs, re_) in zip(data, row_spans[1:]):
         if not any(c.text for c in cells):
@@ -43,14 +50,18 @@ def _table_statements(
         first = cells[0]
         label = first.text
         period = label if is_period(label) else ""
-        if period:  # "| 2023 | 383.3 |": the row is a year, its values are "in 2023"
+        if years is not None:  # "MSFT,2023,38.8%" under "ticker,year,roe": "roe 38.8% in 2023"
+            period = cells[years].text if years < len(cells) else ""
+        if period and years is None:  # "| 2023 | 383.3 |": the row is a year, "in 2023"
             label = ""
+        elif label and NUMBER_VALUE_RE.fullmatch(label) and _ID_COLUMN_RE.search(names[0]):
+            label = f"{humanise_key(names[0])} {label}"  # "order id 4411", never a count
         elif names and names[0] and label and not NUMBER_VALUE_RE.fullmatch(label):
             generic = names[0].lower() in ("", "name", "item", "#", "no", "id")
             label = label if generic else f"{names[0]} {label}"
         fields = []
-        for (name, col_unit), cell in zip(columns[1:], cells[1:]):
-            if cell.text:
+        for k, ((name, col_unit), cell) in enumerate(zip(columns[1:], cells[1:]), start=1):
+            if cell.text and k != years:
                 value = (col_unit if col_unit != ValueFormat() else unit).apply(cell.text)
                 value = f"{value} in {period}" if period else value
                 fields.append((name or "value", value, cell.start, cell.end))
@@ -215,7 +226,10 @@ def csv_blocks(text: str) -> Iterator[StructuredBlock]:
                 continue
             while j + 1 < len(lines) and _csv_width(text, lines[j + 1], delim) == width:
                 j += 1
-            if j - i + 1 >= 3 and _looks_tabular(text, lines[i : j + 1], delim):
+            n = j - i + 1
+            if (n >= 3 and _looks_tabular(text, lines[i : j + 1], delim)) or (
+                n == 2 and _fragment(text, lines[i : j + 1], delim)
+            ):
                 found = (delim, j)
                 break
         if not found:
@@ -227,6 +241,13 @@ def csv_blocks(text: str) -> Iterator[StructuredBlock]:
         stmts = _table_statements(rows, lines[i : j + 1], title)
         yield StructuredBlock("csv", min(t_start, lines[i][0]), lines[j][1], tuple(stmts))
         i = j + 1
+
+
+def _fragment(text: str, spans: list[tuple[int, int]], delim: str) -> bool:
+    """A header and one row that read as one record (:func:`.lenient.csv_fragment`)."""
+    rows = [next(csv.reader([text[s:e].replace("\r", " ")], delimiter=delim)) for s, e in spans]
+    ends = any(text[s:e].rstrip().endswith((".", "!", "?")) for s, e in spans)
+    return not ends and csv_fragment(rows)
 
 
 def _csv_width(text: str, span: tuple[int, int], delim: str) -> int:
