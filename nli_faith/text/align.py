@@ -153,8 +153,21 @@ def _term_re(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w/&.]){re.escape(term)}(?![\w/&])")
 
 
+def _premise_re(short: str) -> re.Pattern[str]:
+    """How a premise may write an abbreviation: a metric of three letters or more in any
+    case (CSV headers are often lower case: "roe", "eps"), anything else as written."""
+    if short in METRICS and short.isalpha() and len(short) >= 3:
+        return re.compile(_term_re(short).pattern, re.IGNORECASE)
+    return _term_re(short)
+
+
 _GLOSSARY = [
-    (_term_re(short), tuple(re.compile(rf"\b{re.escape(f)}\b", re.I) for f in fulls), short)
+    (
+        _term_re(short),
+        _premise_re(short),
+        tuple(re.compile(rf"\b{re.escape(f)}\b", re.I) for f in fulls),
+        short,
+    )
     for short, fulls in {**METRICS, **TICKERS}.items()
 ]
 
@@ -162,13 +175,13 @@ _GLOSSARY = [
 def _glossary_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
     """Glossary abbreviations of the premise that the hypothesis spells out, and back."""
     edits = []
-    for short_re, full_res, short in _GLOSSARY:
+    for short_re, premise_re, full_res, short in _GLOSSARY:
         in_hyp = short_re.search(hypothesis)
         for full_re in full_res:
             said = full_re.search(hypothesis)
             if said and not in_hyp and not full_re.search(premise):
                 edits.extend(
-                    (m.start(), m.end(), said.group(0)) for m in short_re.finditer(premise)
+                    (m.start(), m.end(), said.group(0)) for m in premise_re.finditer(premise)
                 )
                 break
             if in_hyp and not short_re.search(premise):
