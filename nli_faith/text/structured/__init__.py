@@ -20,9 +20,13 @@ Rules (the same for a context and for an answer):
   records each; arrays of scalars are one list statement.
 * **Tables**: Markdown pipe tables (a header row, then a ``|---|`` separator row),
   HTML ``<table>`` (parsed by :mod:`html.parser`) and CSV / TSV blocks (at least a
-  header and two rows with the same number of fields, parsed by :mod:`csv`). Each
-  data row is a record whose fields are named by the header; the header and the
-  separator rows are never statements of their own.
+  header and two rows with the same number of fields, parsed by :mod:`csv`, or a
+  header and one row that :func:`.lenient.csv_fragment` accepts). Each data row is a
+  record whose fields are named by the header; the header and the separator rows are
+  never statements of their own. A ``year`` (``period``, ``quarter``...) column is the
+  period of the row's other values ("ticker MSFT, roe: 38.8% in 2023."), and a first
+  column of identifiers (``order_id``, ``SKU``) names its row ("order id 4411"), so
+  neither is read as a value or a count.
 * ``key: value`` **lines**: two or more consecutive short ``key: value`` lines (a
   key of at most five words, a short value) form one record, titled by the heading
   or label line above them.
