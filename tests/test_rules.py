@@ -1,4 +1,4 @@
-"""The rules stage: context statements, trends, exceptions and aggregates decided by rule.
+"""The rules stage: context statements, trends, exceptions, aggregates, summaries by rule.
 
 The rule-decided verdicts do not depend on the model, so the scorer-level tests run on
 the tiny random model; the verdicts the model decides are not asserted there.
@@ -10,10 +10,14 @@ from nli_faith.results import output_record
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
 from nli_faith.rules.exceptions import differing_bound, judge_exception
+from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend, series
+from nli_faith.scoring.composite import modifier_conflict, plan_composites
 from nli_faith.text.align import align_premise
+from nli_faith.text.chunking import Chunk
 from nli_faith.text.claims import ClaimSplitter
 from nli_faith.text.context_statements import classify, split_joined
+from nli_faith.text.structured.lenient import csv_fragment
 
 ABB = ["ABB ROE: 21.4% in 2022; 28.6% in 2023; 24.1% in 2024."]
 
@@ -145,3 +149,77 @@ def test_scorer_counts_abstentions_apart_and_explains_rule_verdicts(tiny_scorer)
     assert out["n_abstentions"] == 1 and all("rule" in c for c in out["claims"])
     plain = output_record(tiny_scorer.score("The bedtime is fixed.", ctx))
     assert all("rule" not in c for c in plain["claims"])  # only rule-decided claims say so
+
+
+NETWORK = [
+    "When a phone registers, the radio network element forwards its request to the core.",
+    "The AMF is the network element that handles registration and mobility.",
+    "Another network element, the AUSF, checks the subscriber's credentials.",
+]
+COOPERATION = (
+    "The whole process involves close cooperation among several network elements, "
+    "each with its own role."
+)
+
+
+def test_a_summary_is_judged_against_the_statements_it_sums_up():
+    j = judge_summary(COOPERATION, NETWORK)
+    assert (j.verdict, j.statements) == ("yes", [0, 1, 2])
+    assert "'element', 'network' in statement 1" in j.note
+    # unrelated context, one statement, a word no statement holds, a restriction
+    assert judge_summary(COOPERATION, ["The bakery opens at 7 am.", "Bread is baked."]) is None
+    assert judge_summary(COOPERATION, NETWORK[1:2] + ["The bakery opens at 7 am."]) is None
+    assert judge_summary(COOPERATION.replace("role", "role in billing"), NETWORK) is None
+    assert judge_summary("The whole process uses a single network element.", NETWORK) is None
+    offices = ["The Oslo office has a gym.", "The Bergen office has a canteen."]
+    assert judge_summary("Both offices have a gym and a canteen.", offices) is None
+    # a sentence led by a pronoun is read with the one before; another plan is no support
+    kit = ["The starter kit contains a fast charger.", "It also has a leather case.",
+           "Kit buyers get a screen protector as well."]  # fmt: skip
+    claim = "The starter kit includes a charger, a case and a screen protector."
+    assert judge_summary(claim, kit).statements == [0, 1, 2]
+    plans = ["The basic plan includes 20 GB of storage.",
+             "The family plan adds phone support and early access to new features."]  # fmt: skip
+    assert modifier_conflict("The basic plan includes support.", plans[1]) == "family plan"
+    assert judge_summary("The basic plan includes storage, phone support and early access.",
+                         plans) is None  # fmt: skip
+
+
+def test_composites_join_a_summary_s_statements_and_skip_another_thing_s():
+    chunks = [Chunk(t, k, 0, len(t)) for k, t in enumerate(NETWORK)]
+    comps, mask = plan_composites([COOPERATION], chunks, count_tokens=_words, budget=200)
+    assert [len(c.parts) for c in comps] == [3] and mask.tolist() == [[True]]
+    plans = ["The basic plan includes 20 GB of storage.",
+             "The family plan adds phone support and early access to new features."]  # fmt: skip
+    chunks = [Chunk(t, k, 0, len(t)) for k, t in enumerate(plans)]
+    claim = "The basic plan includes storage and early access to new features."
+    assert plan_composites([claim], chunks, count_tokens=_words, budget=200)[0] == []
+
+
+def _words(texts):
+    return [len(t.split()) for t in texts]
+
+
+def test_summary_rule_decides_in_the_scorer_with_the_statements_as_evidence(tiny_scorer):
+    r = tiny_scorer.score(COOPERATION, NETWORK)
+    c = r.claims[0]
+    # the tiny model may itself say yes or no; where it says idk, the rule decides
+    assert c.verdict != "idk"
+    if c.rule is not None:
+        assert c.verdict == "yes" and c.rule.startswith("summary:")
+        assert len(c.evidence.spans) == 3
+
+
+def test_csv_fragments_years_and_ids():
+    from nli_faith.text.structured import structured_statements
+
+    texts = [s.text for s in structured_statements("ticker,year,roe\nMSFT,2023,38.8%")]
+    assert texts == ["ticker MSFT, roe: 38.8% in 2023."]
+    texts = [s.text for s in structured_statements("order_id,items,total\n4411,3,$59.90")]
+    assert texts[0] == "order id 4411: 3 items; total $59.90."
+    assert structured_statements("Hello, world\nOn 3 May, we met") == []
+    assert csv_fragment([["a", "b"], ["1", "2"], ["3", "4"]]) is False  # two rows: a table
+    claim = "Microsoft's return on equity was 38.8% in 2023."
+    assert align_premise("ticker MSFT, roe: 38.8% in 2023.", claim) == (
+        "ticker Microsoft, return on equity: 38.8% in 2023."
+    )
