@@ -129,6 +129,17 @@ def test_cache_runs_each_pair_once():
     assert cache.predict([("a", "bc")]).shape == (1, 3) and cache.computed == 4
 
 
+def test_cache_saved_and_read_back_runs_no_pair_again(tmp_path):
+    fake = _FakeNLI()
+    cache = CachedNLI(fake)
+    a = cache.predict([("ab", "c"), ("x", "yz")])
+    cache.save(tmp_path / "cache.npz")
+    again = CachedNLI(_FakeNLI())
+    assert again.load(tmp_path / "cache.npz") == 2
+    assert np.allclose(again.predict([("x", "yz"), ("ab", "c")]), a[::-1])
+    assert again.computed == 0 and again.nli.calls == []
+
+
 def test_fit_premise_cuts_like_only_first_truncation():
     transformers = pytest.importorskip("transformers")
     from benchmarks.baselines import fit_premise
