@@ -79,8 +79,8 @@ SUMMARY_RE = re.compile(
     r"various|several|multiple|a combination of)\b",
     re.IGNORECASE,
 )
-#: "A, B and C": three or more coordinated items.
-ENUMERATION_RE = re.compile(r"[^,.;:]+(?:,[^,.;:]+)+,?\s+(?:and|or)\s+[^,.;:]+", re.IGNORECASE)
+#: "A, B and C": three or more coordinated items (a comma, an item, then "and" / "or").
+ENUMERATION_RE = re.compile(r",[^,.;:]{1,60},?\s(?:and|or)\s", re.IGNORECASE)
 #: Words a summary uses to sum up (its frame), not facts to find in the statements.
 SUMMARY_WORDS = frozenset(
     """whole entire overall summary short sum altogether together various several multiple
