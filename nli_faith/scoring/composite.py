@@ -143,7 +143,7 @@ def _words_with_gaps(text: str) -> list[str]:
     out: list[str] = []
     for token in re.findall(r"[^\W_]+|[^\w\s]", text.lower()):
         w = next(iter(content_words(token)), "") if token[0].isalnum() else ""
-        out.append(w)
+        out.append(w if len(w) > 2 else "")  # the "s" of "Clarke's" is no modifier
     return out
 
 
