@@ -92,8 +92,9 @@ def equivalent(claimed: Quantity, stated: Quantity) -> bool:
 def _supported(q: Quantity, have: tuple[Quantity, ...], have_numbers: frozenset[str]) -> bool:
     if q.number and q.number in have_numbers and not (q.hedge or q.measured):
         # an amount ("4411 items", "2023%") is not stated by an ID or a year that
-        # happens to be the same number ("Order #4411", "in 2023")
-        return not (q.kind == "quantity" and q.dimension) or any(
+        # happens to be the same number ("Order #4411", "in 2023"); a number of one or
+        # two digits is left alone: names such as "omega-3" or "COVID-19" hold one
+        return not (q.kind == "quantity" and q.dimension and len(q.number) > 2) or any(
             c.number == q.number and (c.kind not in ("id", "year") or c.dimension == q.dimension)
             for c in have
         )
