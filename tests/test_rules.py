@@ -185,15 +185,18 @@ def test_a_summary_is_judged_against_the_statements_it_sums_up():
                          plans) is None  # fmt: skip
 
 
-def test_composites_join_a_summary_s_statements_and_skip_another_thing_s():
+def test_summary_composites_join_the_statements_and_skip_another_thing_s():
     chunks = [Chunk(t, k, 0, len(t)) for k, t in enumerate(NETWORK)]
     comps, mask = plan_composites([COOPERATION], chunks, count_tokens=_words, budget=200)
     assert [len(c.parts) for c in comps] == [3] and mask.tolist() == [[True]]
     plans = ["The basic plan includes 20 GB of storage.",
              "The family plan adds phone support and early access to new features."]  # fmt: skip
     chunks = [Chunk(t, k, 0, len(t)) for k, t in enumerate(plans)]
-    claim = "The basic plan includes storage and early access to new features."
+    claim = "The basic plan includes storage, phone support and early access to new features."
     assert plan_composites([claim], chunks, count_tokens=_words, budget=200)[0] == []
+    # a claim that is no summary keeps the ordinary composite (the model judges it)
+    claim = "The basic plan includes storage and early access to new features."
+    assert len(plan_composites([claim], chunks, count_tokens=_words, budget=200)[0]) == 1
 
 
 def _words(texts):
