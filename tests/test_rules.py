@@ -101,6 +101,12 @@ def test_an_exception_overrides_the_rule():
     assert judge_exception("Contractors get 25 days of paid leave.", leave, 0).verdict == "no"
     assert differing_bound("It can be returned within 30 days.", rule[1]) is not None
     assert differing_bound("It can be returned within 14 days.", rule[1]) is None
+    # a lower bound holds an exact amount above it, but not another tier's bound
+    found = ["Mexican authorities have begun exhuming bodies.", "Prosecutors found 116 bodies."]
+    assert judge_exception("Prosecutors have found more than 100 bodies.", found, 0) is None
+    tiers = ["Orders over $50 ship free.", "Premium members get free shipping over $75."]
+    got = judge_exception("Premium members get free shipping over $50.", tiers, 0)
+    assert got is not None and got.verdict == "no"
 
 
 def test_counts_against_what_the_context_enumerates():

@@ -86,9 +86,11 @@ def _words_outside_amounts(text: str) -> frozenset[str]:
 
 
 def _same(q: Quantity, c: Quantity) -> bool:
-    """The same amount; a bound ("within 30 days") must be the same bound, only a
-    hedge ("about 30 days") allows its tolerance."""
-    if q.hedge == "approx":
+    """The same amount; an upper bound ("within 30 days", "up to $500") must be the same
+    bound. A hedge ("about 30 days", "nearly 40%") allows its tolerance, and a lower bound
+    ("more than 100 bodies") holds an exact amount above it ("116 bodies"), not another
+    bound ("orders over $75")."""
+    if q.hedge in ("approx", "below") or (q.hedge in ("min", "above") and not c.hedge):
         return equivalent(q, c)
     return abs(q.base - c.base) <= 1e-6 * max(abs(q.base), 1.0)
 

@@ -306,6 +306,12 @@ EXCEPTIONS: list[dict] = [
           "Sale items can be returned within 30 days.",
           ["Items may be returned within 30 days.", "Sale items cannot be returned."],
           ("not-yes",)),
+    _case("e11", "exceptions", "guard: an exact count above a claim's lower bound agrees",
+          "In the northern village, rescuers recovered more than 100 bodies.",
+          "Rescuers searched the whole valley for a week. In the northern village, rescuers "
+          "recovered 116 bodies.", ("yes",)),
+    _case("e12", "exceptions", "a tier's own lower bound is not another tier's",
+          "Premium members get free shipping on orders over $40.", SHIPPING, ("not-yes",)),
 ]  # fmt: skip
 
 TRIALS = [
