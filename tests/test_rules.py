@@ -107,6 +107,19 @@ def test_an_exception_overrides_the_rule():
     tiers = ["Orders over $50 ship free.", "Premium members get free shipping over $75."]
     got = judge_exception("Premium members get free shipping over $50.", tiers, 0)
     assert got is not None and got.verdict == "no"
+    # a "no" that negates something else in a news sentence does not override
+    club = [
+        "Luis Enrique coaches the club, and the club is happy with his work.",
+        "Club president Josep Bartomeu says they have no plans to replace Luis Enrique.",
+    ]
+    claim = "Club president Josep Bartomeu says the club is happy with Luis Enrique."
+    assert judge_exception(claim, club, 0) is None
+    match = [
+        "Williams won the match against the Italian.",
+        "World No 1 Williams eventually prevailed against the Italian.",
+    ]
+    claim = "Williams eventually prevailed against the Italian."
+    assert judge_exception(claim, match, 0) is None  # "No 1" is a rank
 
 
 def test_counts_against_what_the_context_enumerates():

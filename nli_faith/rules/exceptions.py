@@ -85,6 +85,38 @@ def _words_outside_amounts(text: str) -> frozenset[str]:
     return content_words(" ".join(pieces))
 
 
+def _negates(text: str, rest: frozenset[str]) -> bool:
+    """Whether a negation in ``text`` bears on the claim's predicate: one of the claim's
+    words outside its subject and its names follows it within a few words ("cannot be
+    returned", "not entitled to paid leave"); "no plans to replace Luis Enrique" does not
+    negate "the club is happy with Luis Enrique"."""
+    for m in _NEGATION_RE.finditer(text):
+        if m.group(0).lower() == "no" and re.match(r"\.?\s?\d", text[m.end() :]):
+            continue  # "World No 1", "No. 5": a rank, not a negation
+        if m.group(0).lower() in (
+            "excluded",
+            "exempt",
+            "ineligible",
+            "non-refundable",
+            "nonrefundable",
+        ):
+            return True
+        after = content_words(" ".join(text[m.end() :].split()[:_NEGATION_REACH]))
+        if any(_has(w, after) for w in rest):
+            return True
+    return False
+
+
+#: How many words after a negation may name what it negates.
+_NEGATION_REACH = 3
+
+
+def _predicate_words(claim: str, rest: frozenset[str]) -> frozenset[str]:
+    """``rest`` without the words the claim writes capitalised (names)."""
+    names = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", claim[1:])}
+    return frozenset(w for w in rest if w not in names)
+
+
 def _same(q: Quantity, c: Quantity) -> bool:
     """The same amount; an upper bound ("within 30 days", "up to $500") must be the same
     bound. A hedge ("about 30 days", "nearly 40%") allows its tolerance, and a lower bound
@@ -133,7 +165,7 @@ def judge_exception(
                 f'"{text[other.start : other.end]}", not "{claim[q.start : q.end]}"; '
                 "the specific statement decides over the general one",
             )
-        if _NEGATION_RE.search(text) and not _NEGATION_RE.search(claim):
+        if _negates(text, _predicate_words(claim, rest)) and not _NEGATION_RE.search(claim):
             return ExceptionJudgement(
                 "no",
                 k,
