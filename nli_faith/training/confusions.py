@@ -133,17 +133,18 @@ def _read(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def _write(path: Path, rows: list[dict]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-
-
 def build(args: argparse.Namespace) -> dict:
     from nli_faith import FaithfulnessScorer
     from nli_faith.nli.model import NLIModel
     from nli_faith.training.ragpairs import RagPairMaker
-    from nli_faith.training.taskmix import _row, as_records, p_gold, pick_documents, replay_rows
+    from nli_faith.training.taskmix import (
+        _row,
+        _write,
+        as_records,
+        p_gold,
+        pick_documents,
+        replay_rows,
+    )
 
     data, mix, out = Path(args.data), Path(args.mix), Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
