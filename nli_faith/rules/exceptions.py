@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from nli_faith.text.equivalence import equivalent
 from nli_faith.text.lexical import content_words
@@ -58,6 +59,7 @@ class ExceptionJudgement:
     note: str
 
 
+@lru_cache(maxsize=16384)
 def _stem(word: str) -> str:
     return _SUFFIX_RE.sub("", word) if len(word) > 4 else word
 

@@ -167,15 +167,24 @@ _GLOSSARY = [
         _premise_re(short),
         tuple(re.compile(rf"\b{re.escape(f)}\b", re.I) for f in fulls),
         short,
+        (short.lower(), *(f.lower() for f in fulls)),
     )
     for short, fulls in {**METRICS, **TICKERS}.items()
 ]
 
 
+@lru_cache(maxsize=4096)
+def _glossary_in(hypothesis: str) -> tuple:
+    """The glossary entries the hypothesis may name (a cheap superset: each entry whose
+    short or full form occurs in it, in any case); a claim meets many premises."""
+    low = hypothesis.lower()
+    return tuple(e for e in _GLOSSARY if any(t in low for t in e[4]))
+
+
 def _glossary_edits(premise: str, hypothesis: str) -> list[tuple[int, int, str]]:
     """Glossary abbreviations of the premise that the hypothesis spells out, and back."""
     edits = []
-    for short_re, premise_re, full_res, short in _GLOSSARY:
+    for short_re, premise_re, full_res, short, _ in _glossary_in(hypothesis):
         in_hyp = short_re.search(hypothesis)
         for full_re in full_res:
             said = full_re.search(hypothesis)

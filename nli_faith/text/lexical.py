@@ -26,6 +26,7 @@ def _stop_words() -> frozenset[str]:
     return frozenset(STOP_WORDS)
 
 
+@lru_cache(maxsize=16384)
 def _stem(word: str) -> str:
     """A crude plural stem: "employees" -> "employee", "policies" -> "policy"."""
     if len(word) <= 3:
