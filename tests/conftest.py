@@ -38,6 +38,22 @@ def bundled_scorer():
     return FaithfulnessScorer(device="cpu")
 
 
+@pytest.fixture
+def batches(bundled_scorer, monkeypatch):
+    """The size of every ``score_batch`` run of the bundled scorer during the test (the
+    integrations must score a dataset in one batch, not record by record)."""
+    calls: list[int] = []
+    score_batch = bundled_scorer.score_batch
+
+    def counted(records, **kw):
+        records = list(records)
+        calls.append(len(records))
+        return score_batch(records, **kw)
+
+    monkeypatch.setattr(bundled_scorer, "score_batch", counted)
+    return calls
+
+
 @pytest.fixture(scope="session")
 def bundled_thresholds(tmp_path_factory, bundled_scorer) -> Path:
     """A thresholds file for the bundled model, as ``nli-faith calibrate`` saves one:

@@ -49,20 +49,6 @@ def _in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # DeepEval writes its .deepeval/ run files in the cwd
 
 
-@pytest.fixture
-def count_batches(bundled_scorer, monkeypatch):
-    calls: list[int] = []
-    score_batch = bundled_scorer.score_batch
-
-    def counted(records, **kw):
-        records = list(records)
-        calls.append(len(records))
-        return score_batch(records, **kw)
-
-    monkeypatch.setattr(bundled_scorer, "score_batch", counted)
-    return calls
-
-
 def test_measure_number_swap(bundled_scorer):
     metric = NLIFaithfulnessMetric(threshold=0.7, scorer=bundled_scorer)
     assert metric.measure(NUMBER_SWAP) == 0.0
@@ -118,7 +104,7 @@ def test_a_measure_equals_measure(bundled_scorer):
     assert asyncio.run(metric.a_measure(PARAPHRASE, _show_indicator=False)) == 1.0
 
 
-def test_evaluate_end_to_end_batches_the_test_cases(bundled_scorer, count_batches):
+def test_evaluate_end_to_end_batches_the_test_cases(bundled_scorer, batches):
     cases = [
         LLMTestCase(
             input="How long is the warranty?",
@@ -141,7 +127,7 @@ def test_evaluate_end_to_end_batches_the_test_cases(bundled_scorer, count_batche
     ]
     assert all("verdict" in m.verbose_logs for r in result.test_results for m in r.metrics_data)
     # 4 test cases x 2 metrics, run concurrently by DeepEval: one batched run of 3 records
-    assert count_batches == [3]
+    assert batches == [3]
 
     sync = evaluate(
         cases[:2],
@@ -150,7 +136,7 @@ def test_evaluate_end_to_end_batches_the_test_cases(bundled_scorer, count_batche
         async_config=AsyncConfig(run_async=False),
     )
     assert [r.metrics_data[0].score for r in sync.test_results] == [1.0, 0.0]
-    assert count_batches == [3]  # already scored: served from the cache
+    assert batches == [3]  # already scored: served from the cache
 
 
 def test_assert_test(bundled_scorer):

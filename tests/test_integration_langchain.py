@@ -41,20 +41,6 @@ def rag_chain(check: NLIFaithfulnessCheck, months: int):
     )
 
 
-@pytest.fixture
-def batches(bundled_scorer, monkeypatch):
-    calls: list[int] = []
-    score_batch = bundled_scorer.score_batch
-
-    def counted(records, **kw):
-        records = list(records)
-        calls.append(len(records))
-        return score_batch(records, **kw)
-
-    monkeypatch.setattr(bundled_scorer, "score_batch", counted)
-    return calls
-
-
 class Names(BaseCallbackHandler):
     def __init__(self) -> None:
         self.started: list[str] = []

@@ -27,21 +27,6 @@ def warranty(n: int) -> str:
     return f"The warranty lasts {n} months."
 
 
-@pytest.fixture
-def batches(bundled_scorer, monkeypatch):
-    """Sizes of the score_batch runs the bundled scorer makes during the test."""
-    calls: list[int] = []
-    score_batch = bundled_scorer.score_batch
-
-    def counted(records, **kw):
-        records = list(records)
-        calls.append(len(records))
-        return score_batch(records, **kw)
-
-    monkeypatch.setattr(bundled_scorer, "score_batch", counted)
-    return calls
-
-
 def test_evaluate_a_number_swap_and_a_faithful_answer(bundled_scorer):
     evaluator = NLIFaithfulnessEvaluator(scorer=bundled_scorer)
     assert isinstance(evaluator, BaseEvaluator) and evaluator.get_prompts() == {}

@@ -42,21 +42,6 @@ def _no_llm(monkeypatch):
         monkeypatch.delenv(key, raising=False)
 
 
-@pytest.fixture
-def batches(bundled_scorer, monkeypatch):
-    """The size of every score_batch run of the bundled scorer during the test."""
-    calls: list[int] = []
-    score_batch = bundled_scorer.score_batch
-
-    def counted(records, **kw):
-        records = list(records)
-        calls.append(len(records))
-        return score_batch(records, **kw)
-
-    monkeypatch.setattr(bundled_scorer, "score_batch", counted)
-    return calls
-
-
 def run(dataset, metrics, **kw):
     return ragas.evaluate(dataset, metrics=metrics, show_progress=False, **kw)
 
