@@ -58,7 +58,7 @@ def time_setting(
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from nli_faith.nli.registry import resolve_model
-    from nli_faith.training.train import _loss_fn, freeze
+    from nli_faith.training.trainer import freeze, gold_loss
 
     path = resolve_model(model_name).path
     tok = AutoTokenizer.from_pretrained(path)
@@ -72,7 +72,7 @@ def time_setting(
         t = time.perf_counter()
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=dtype == "bf16"):
             logits = model(**inputs).logits
-        loss = _loss_fn(logits, labels)
+        loss = gold_loss(logits, labels)
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)

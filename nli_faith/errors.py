@@ -1,11 +1,13 @@
-"""Every error nli-faith raises, with its message and stable code, in one place (as spaCy does).
+"""Every error message nli-faith raises, with its stable code, in one place (as spaCy does).
 
-Each message constant (``E_...``) is a :class:`Message`: a ``str`` that carries its code
-(``E001``...; :data:`CODES`), kept by ``.format()``, so every :class:`NliFaithError`
-knows the code of the message it was raised with (:attr:`NliFaithError.code`). A code
-never changes meaning: a new message takes the next free number. Library messages name
-the library's own options (``max_claims``, ``early_exit=True``), never a command-line
-flag; the command line adds its flag where it reports the error.
+Each message constant (``E_...``) is a :class:`~nli_faith.exceptions.Message`: a ``str``
+that carries its code (``E001``...; :data:`CODES`), kept by ``.format()``, so every
+:class:`~nli_faith.exceptions.NliFaithError` knows the code of the message it was raised
+with (``err.code``). A code never changes meaning: a new message takes the next free
+number. Library messages name the library's own options (``max_claims``,
+``early_exit=True``), never a command-line flag; the command line adds its flag where it
+reports the error. The exception classes are defined in :mod:`nli_faith.exceptions` and
+imported from here too (``from nli_faith.errors import RecordError``).
 
 Example:
     >>> err = RecordError(E_FIELD_NULL.format(field="response", expected="a string"))
@@ -17,66 +19,18 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
-
-class Message(str):
-    """A message text with its stable code; ``format`` keeps the code."""
-
-    code: str
-
-    def __new__(cls, code: str, text: str) -> Message:
-        obj = super().__new__(cls, text)
-        obj.code = code
-        return obj
-
-    def __getnewargs__(self) -> tuple[str, str]:  # pickles (worker processes, Ray)
-        return self.code, str(self)
-
-    def format(self, *args: Any, **kwargs: Any) -> Message:
-        return Message(self.code, str.format(self, *args, **kwargs))
-
-
-def with_code(err: BaseException) -> str:
-    """An error's message, after its code in brackets when it has one."""
-    code = getattr(err, "code", None)
-    if code is None and err.args:  # a ValueError raised with a library message
-        code = getattr(err.args[0], "code", None)
-    return f"[{code}] {err}" if code else str(err)
-
-
-class NliFaithError(Exception):
-    """Base class of all nli-faith errors."""
-
-    @property
-    def code(self) -> str | None:
-        """The stable code of the message this error was raised with (``None``: no code)."""
-        return getattr(self.args[0], "code", None) if self.args else None
-
-
-class LabelMapError(NliFaithError, ValueError):
-    """A model's labels cannot be mapped to entailment / neutral / contradiction."""
-
-
-class RecordError(NliFaithError, ValueError):
-    """An input record is malformed. ``field`` names the offending field."""
-
-    def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-class ParserMissingError(NliFaithError, RuntimeError):
-    """Clause-level splitting needs a spaCy pipeline with a dependency parser."""
-
-
-class ModelLoadError(NliFaithError, OSError):
-    """A model could not be found or loaded."""
-
-
-class DataError(NliFaithError, ValueError):
-    """A training or evaluation file is malformed."""
-
+# The exception classes live in nli_faith.exceptions; they are imported from here as well.
+from nli_faith.exceptions import DataError as DataError
+from nli_faith.exceptions import LabelMapError as LabelMapError
+from nli_faith.exceptions import Message
+from nli_faith.exceptions import MissingDependencyError as MissingDependencyError
+from nli_faith.exceptions import ModelLoadError as ModelLoadError
+from nli_faith.exceptions import NliFaithError as NliFaithError
+from nli_faith.exceptions import OnnxBackendError as OnnxBackendError
+from nli_faith.exceptions import ParserMissingError as ParserMissingError
+from nli_faith.exceptions import RecordError as RecordError
+from nli_faith.exceptions import ThresholdsError as ThresholdsError
+from nli_faith.exceptions import with_code as with_code
 
 # Messages, formatted with str.format(**kwargs) at the raise site.
 E_UNKNOWN_LABELS = Message(
@@ -144,14 +98,6 @@ E_PREFILTER_TOP_K_ALONE = Message(
 )
 E_PREFILTER_TOP_K = Message("E023", "prefilter top_k must be at least 1, got {top_k}.")
 E_GRANULARITY = Message("E024", "granularity must be one of {allowed}, got {granularity!r}.")
-
-
-class MissingDependencyError(NliFaithError, ImportError):
-    """An optional dependency (an extra such as ``[onnx]``) is not installed."""
-
-
-class OnnxBackendError(NliFaithError, RuntimeError):
-    """A checkpoint could not be exported to, or run with, ONNX Runtime."""
 
 
 E_ONNX_MISSING = Message(
@@ -288,10 +234,6 @@ E_SERVE_ID_TYPE = Message("E068", "field 'id' must be a string or an integer, go
 
 
 # Calibration and thresholds files (issue 13: nli_faith.scoring.calibrate, .thresholds).
-class ThresholdsError(NliFaithError, ValueError):
-    """A thresholds file is malformed, or was calibrated for another model."""
-
-
 E_THRESHOLDS_MODEL = Message(
     "E069",
     "{path} was calibrated for model {expected!r} (weights sha256 {expected_sha}), but this "

@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 from nli_faith.rules.numbers import quantity_mismatch
-from nli_faith.text import attribution, sentences
+from nli_faith.text import attribution, line_structure, sentence_tables, sentences
 from nli_faith.text.attribution import key_words, misattributed, segments
 from nli_faith.text.sentences import sentence_spans
 
@@ -16,7 +16,9 @@ def split_sentences(text: str) -> list[str]:
     return [text[a:b] for a, b in sentence_spans(text)]
 
 
-@pytest.mark.parametrize("module", [attribution, sentences], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [attribution, sentences, line_structure, sentence_tables], ids=lambda m: m.__name__
+)
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

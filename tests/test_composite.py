@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 
 import numpy as np
 import pytest
 
-from nli_faith.scoring.composite import (
-    coherent,
-    composite_masks,
-    is_composite,
-    negation_cues,
-    plan_composites,
-)
+from nli_faith.scoring import composite, summary_statements
+from nli_faith.scoring.composite import composite_masks, is_composite, plan_composites
+from nli_faith.scoring.summary_statements import coherent, negation_cues
 from nli_faith.text.chunking import Chunk, sentence_members
 from nli_faith.text.enumerations import drop_self_counts
 
@@ -37,6 +34,12 @@ def _words(texts):
 
 def _doc_chunks(docs):
     return [Chunk(d, k, 0, len(d)) for k, d in enumerate(docs)]
+
+
+@pytest.mark.parametrize("module", [composite, summary_statements], ids=lambda m: m.__name__)
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
 
 
 def test_composite_joins_sentences_of_two_documents_in_document_order():

@@ -4,6 +4,7 @@ and library messages name library options, not command-line flags."""
 from __future__ import annotations
 
 import argparse
+import doctest
 import pickle
 import re
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import nli_faith
-from nli_faith import errors
+from nli_faith import errors, exceptions
 from nli_faith.errors import CODES, E_CLAIM_LIMIT, Message, RecordError, with_code
 from nli_faith.records import Limits, parse_record
 
@@ -27,6 +28,22 @@ def test_every_message_has_one_code_and_no_code_is_shared():
     for name in names:
         msg = getattr(errors, name)
         assert isinstance(msg, Message) and msg.code == CODES[name]
+
+
+@pytest.mark.parametrize("module", [errors, exceptions], ids=lambda m: m.__name__)
+def test_docstring_examples(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_exception_classes_are_importable_from_errors_too():
+    public = [
+        n
+        for n, v in vars(exceptions).items()
+        if isinstance(v, type) and v.__module__ == exceptions.__name__
+    ]
+    assert {"NliFaithError", "RecordError", "ThresholdsError", "Message"} <= set(public)
+    assert all(getattr(errors, n) is getattr(exceptions, n) for n in public)
 
 
 def test_a_limit_error_carries_its_code_through_format_and_pickling():

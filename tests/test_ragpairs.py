@@ -97,7 +97,7 @@ def test_freeze_leaves_upper_layers_and_head_trainable():
     from transformers import AutoModelForSequenceClassification
 
     from nli_faith.nli.registry import resolve_model
-    from nli_faith.training.train import freeze
+    from nli_faith.training.trainer import freeze
 
     model = AutoModelForSequenceClassification.from_pretrained(resolve_model("default").path)
     n = freeze(model, embeddings=True, layers=2)

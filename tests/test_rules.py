@@ -12,7 +12,8 @@ from nli_faith.rules.aggregates import judge_count
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend, series
-from nli_faith.scoring.composite import modifier_conflict, plan_composites
+from nli_faith.scoring.composite import plan_composites
+from nli_faith.scoring.summary_statements import modifier_conflict
 from nli_faith.text.align import align_premise
 from nli_faith.text.chunking import Chunk
 from nli_faith.text.claims import ClaimSplitter

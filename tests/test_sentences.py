@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from nli_faith.text.sentences import line_kind, sentence_spans, sentence_spans_many
+from nli_faith.text.line_structure import line_kind
+from nli_faith.text.sentences import sentence_spans, sentence_spans_many
 
 
 def sents(text: str) -> list[str]:

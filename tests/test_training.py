@@ -25,7 +25,7 @@ def _interrupt_at(monkeypatch, step):
 
     import nli_faith.training.train as train_mod
 
-    real = train_mod._make_trainer_cls
+    real = train_mod.trainer_class
 
     class Stop(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
@@ -43,8 +43,8 @@ def _interrupt_at(monkeypatch, step):
 
         return Interrupted
 
-    monkeypatch.setattr(train_mod, "_make_trainer_cls", patched)
-    return lambda: monkeypatch.setattr(train_mod, "_make_trainer_cls", real)
+    monkeypatch.setattr(train_mod, "trainer_class", patched)
+    return lambda: monkeypatch.setattr(train_mod, "trainer_class", real)
 
 
 def test_train_checkpoint_resume_evaluate(tmp_path, tiny_model_dir, monkeypatch):
@@ -87,11 +87,11 @@ def test_train_checkpoint_resume_evaluate(tmp_path, tiny_model_dir, monkeypatch)
 def test_binary_rows_train_entailment_against_the_rest():
     import torch
 
-    from nli_faith.training.train import _loss_fn
+    from nli_faith.training.trainer import gold_loss
 
     logits = torch.tensor([[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
     labels = torch.tensor([0, 3])  # entailment; binary not_entailment
-    loss_each = [_loss_fn(logits[i : i + 1], labels[i : i + 1]).item() for i in range(2)]
+    loss_each = [gold_loss(logits[i : i + 1], labels[i : i + 1]).item() for i in range(2)]
     p = torch.softmax(logits[0], dim=0)
     assert loss_each[0] == pytest.approx(-torch.log(p[0]).item(), rel=1e-5)
     assert loss_each[1] == pytest.approx(-torch.log(p[1] + p[2]).item(), rel=1e-5)

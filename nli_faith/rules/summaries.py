@@ -5,11 +5,11 @@ with its own role." or "The plan includes storage, support and early access." sa
 what several context statements say together; no one sentence entails them and a
 small NLI model reads them as neutral against any premise. The composite premise
 path finds the statements such a claim sums up
-(:func:`nli_faith.scoring.composite.summarised_statements`) and scores the claim
+(:func:`nli_faith.scoring.summary_statements.summarised_statements`) and scores the claim
 against them joined; when the model still finds no support, this rule judges the
 summary against those statements:
 
-* the claim is a summary (:func:`~nli_faith.scoring.composite.is_summary`): a
+* the claim is a summary (:func:`~nli_faith.scoring.summary_statements.is_summary`): a
   summarising phrase ("the whole", "overall", "several", "each with its own") or a
   list of three or more items;
 * every *specific* word of the claim (its content words less the summary's frame:
@@ -46,7 +46,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nli_faith.scoring.composite import (
+from nli_faith.scoring.prefilter import _names
+from nli_faith.scoring.summary_statements import (
     is_summary,
     linked,
     negation_cues,
@@ -54,7 +55,6 @@ from nli_faith.scoring.composite import (
     specific_words,
     summarised_statements,
 )
-from nli_faith.scoring.prefilter import _names
 
 __all__ = ["SummaryJudgement", "judge_summary"]
 

@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from nli_faith.text.lexical import content_words
-from nli_faith.text.sentences import line_kind, sentence_spans_many
+from nli_faith.text.line_structure import line_kind
+from nli_faith.text.sentences import sentence_spans_many
 from nli_faith.text.structured import StructuredBlock, structured_blocks
 
 logger = logging.getLogger(__name__)

@@ -33,6 +33,7 @@ from nli_faith.text.clauses import (
     load_parser,
     split_clauses,
 )
+from nli_faith.text.line_structure import line_kind
 from nli_faith.text.non_claims import (
     LABEL_MAX_CHARS,
     META_PREFIX_PATTERNS,
@@ -44,11 +45,7 @@ from nli_faith.text.non_claims import (
     keep_claims,
 )
 from nli_faith.text.pieces import Claim, Piece
-from nli_faith.text.sentences import (
-    line_kind,
-    sentence_spans,
-    sentence_spans_many,
-)
+from nli_faith.text.sentences import sentence_spans, sentence_spans_many
 from nli_faith.text.structured import StructuredBlock, structured_blocks
 
 if TYPE_CHECKING:  # pragma: no cover

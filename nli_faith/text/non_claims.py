@@ -12,10 +12,7 @@ from itertools import chain
 
 from nli_faith.text.context_statements import classify, split_joined
 from nli_faith.text.pieces import Piece
-from nli_faith.text.sentences import (
-    CITATION_PATTERN,
-    LIST_ITEM_PATTERN,
-)
+from nli_faith.text.sentence_tables import CITATION_PATTERN, LIST_ITEM_PATTERN
 
 __all__ = [
     "LABEL_MAX_CHARS",
