@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nli_faith.engine import decide, infer, plan
-from nli_faith.engine.decide import error_result
+from nli_faith.engine.failures import error_result
 from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import (
     DEFAULT_CHUNK_TOKENS,

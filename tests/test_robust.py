@@ -6,7 +6,7 @@ import logging
 import pytest
 from conftest import write_jsonl
 
-from nli_faith.engine.decide import describe
+from nli_faith.engine.failures import describe
 from nli_faith.engine.infer import run_isolated
 from nli_faith.engine.plan import claim_tokens
 from nli_faith.errors import RecordError

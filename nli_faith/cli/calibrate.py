@@ -98,7 +98,7 @@ def _table(cal) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nli_faith.engine.decide import describe
+    from nli_faith.engine.failures import describe
     from nli_faith.io import read_records
     from nli_faith.scoring.bands import TARGET_AGREEMENT
     from nli_faith.scoring.calibrate import calibrate, parse_labelled

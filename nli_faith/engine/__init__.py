@@ -13,10 +13,11 @@ pre-filter) and the settings. The stages use the verdict rules, scores and masks
 :mod:`nli_faith.scoring`, :mod:`nli_faith.rules` and :mod:`nli_faith.text`.
 """
 
-from nli_faith.engine.decide import aggregate, error_result
+from nli_faith.engine.decide import aggregate
+from nli_faith.engine.failures import Failed, error_result
 from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
-from nli_faith.engine.plan import Failed, Plan, Planned
+from nli_faith.engine.plan import Plan, Planned
 from nli_faith.engine.runner import Runner
 
 __all__ = [

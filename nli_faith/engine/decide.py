@@ -19,7 +19,7 @@ import numpy as np
 from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import number_mask
-from nli_faith.errors import E_CONTEXT_EMPTY, E_EARLY_EXIT_THRESHOLD, E_RECORD_FAILED
+from nli_faith.errors import E_CONTEXT_EMPTY, E_EARLY_EXIT_THRESHOLD
 from nli_faith.results import (
     ClaimVerdict,
     Evidence,
@@ -207,32 +207,6 @@ def unsupported_spans(claim: Claim, verdict: str, ev: Evidence | None) -> list[U
             UnsupportedSpan(s, e, raw[s - claim.start : e - claim.start], kind, ev and ev.text)
         )
     return out
-
-
-def describe(err: BaseException) -> str:
-    """The error text a record gets: ``"<ExceptionType>: message"``.
-
-    Example:
-        >>> describe(ZeroDivisionError("division by zero"))
-        'ZeroDivisionError: division by zero'
-    """
-    message = str(err).strip() or "(no message)"
-    return E_RECORD_FAILED.format(type_name=type(err).__name__, message=message)
-
-
-def error_result(message: str) -> FaithfulnessResult:
-    """The result of a record that was not scored; ``message`` is its error text."""
-    return FaithfulnessResult(
-        lenient=None,
-        strict=None,
-        soft=None,
-        n_claims=0,
-        n_yes=0,
-        n_no=0,
-        n_idk=0,
-        reason=f"Not scored: {message}",
-        error=message,
-    )
 
 
 def unsupported_claims(result: FaithfulnessResult) -> list[int] | None:

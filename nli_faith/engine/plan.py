@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from nli_faith.engine.failures import Failed
 from nli_faith.engine.parts import Parts
-from nli_faith.errors import E_LONG_CLAIMS, NliFaithError, RecordError
+from nli_faith.errors import E_LONG_CLAIMS, RecordError
 from nli_faith.records import as_context, parse_record
 from nli_faith.rules import rule_rows
 from nli_faith.rules.numbers import number_support_mask
@@ -55,22 +56,6 @@ class Planned:
 
     plan: Plan
     reference: str | None = None
-
-
-@dataclass(frozen=True)
-class Failed:
-    """A record that could not be planned: its error text (``"<Type>: message"``), the
-    bare message, and whether the input is at fault (a library error) or the scorer."""
-
-    error: str
-    message: str
-    input_error: bool = True
-
-    @classmethod
-    def of(cls, err: BaseException) -> Failed:
-        from nli_faith.engine.decide import describe
-
-        return cls(describe(err), str(err), isinstance(err, NliFaithError))
 
 
 def claim_tokens(parts: Parts) -> int:

@@ -24,15 +24,14 @@ from typing import Any
 from nli_faith.engine.decide import (
     aggregate,
     claims_of,
-    describe,
-    error_result,
     unsupported_claims,
     with_reference,
 )
+from nli_faith.engine.failures import Failed, describe, error_result
 from nli_faith.engine.infer import NLIMatrix, fill_isolated
 from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
-from nli_faith.engine.plan import Failed, Planned, plan_claims, plan_record, plan_response
+from nli_faith.engine.plan import Planned, plan_claims, plan_record, plan_response
 from nli_faith.errors import E_BLOCK_SIZE, E_N_PROCESS
 from nli_faith.records import Record, parse_record
 from nli_faith.results import FaithfulnessResult

@@ -236,7 +236,7 @@ def create_app(
     ) -> Response:
         """Score up to ``--max-batch-records`` records; a bad record gets its own ``error``
         and the others are scored."""
-        from nli_faith.engine.decide import describe, error_result
+        from nli_faith.engine.failures import describe, error_result
 
         t0 = time.perf_counter()
         raws = batch_records(

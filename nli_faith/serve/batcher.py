@@ -33,7 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from nli_faith.engine.plan import Failed, Planned
+from nli_faith.engine.failures import Failed
+from nli_faith.engine.plan import Planned
 from nli_faith.errors import RecordError
 from nli_faith.records import Limits, Record, parse_record
 from nli_faith.results import FaithfulnessResult
