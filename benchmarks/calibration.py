@@ -106,7 +106,7 @@ def run(args, bench) -> Outcome:
         ]
         name = spec
         t = time.perf_counter()
-        matrices = scorer.matrix_batch([r.record for r in rows])
+        matrices = scorer.stages.matrices_of([r.record for r in rows])
         scored_s = time.perf_counter() - t
         ok = [k for k, m in enumerate(matrices) if not isinstance(m, Exception)]
         runs = {}
@@ -115,7 +115,7 @@ def run(args, bench) -> Outcome:
             cal = calibrate(
                 [matrices[k] for k in ok],
                 [rows[k].label for k in ok],
-                aggregate=scorer.aggregate,
+                aggregate=scorer.stages.aggregate,
                 claim_labels=[rows[k].claims for k in ok],
                 **kwargs,
             )

@@ -36,7 +36,7 @@ def claim_table(scorer, mats: list) -> dict[str, np.ndarray]:
 
     verdicts, pe, pc, near = [], [], [], []
     for m in mats:
-        r = scorer.aggregate(m)
+        r = scorer.stages.aggregate(m)
         verdicts += [c.verdict for c in r.claims]
         pe += [c.p_entail for c in r.claims]
         pc += [c.p_contradict for c in r.claims]
@@ -118,7 +118,9 @@ def study(data_dir: Path, cache: Path | None) -> dict[str, Any]:
     )
     # the library's defaults, through the real aggregate() path (exact, unrounded)
     lib = (DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW)
-    lib_bands = np.array([c.band for m in mats for c in scorer.aggregate(m).claims], dtype=object)
+    lib_bands = np.array(
+        [c.band for m in mats for c in scorer.stages.aggregate(m).claims], dtype=object
+    )
     default_report = band_figures(lib_bands[half], labels[half], t["verdict"][half])
     per_set = {
         s: band_figures(

@@ -88,7 +88,7 @@ def build_matrices(scorer, records: list[LabelledRecord], cache: Path | None) ->
     plans = []
     for r in records:
         claims = [Claim(text, 0, len(text)) for text in r.claims]
-        chunks = scorer.chunk(r.context, claims)
+        chunks = scorer.stages.chunks(r.context, claims)
         plans.append(Plan(claims, chunks, np.ones((len(claims), len(chunks)), dtype=bool)))
     mats = infer.fill(scorer.parts, plans, True)
     mats = [NLIMatrix(m.claims, m.chunks, m.probs, m.mask) for m in mats]

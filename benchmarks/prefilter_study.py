@@ -58,8 +58,8 @@ def full_scan(scorer, records: list[dict], cache: Path | None) -> list[Any]:
             saved = pickle.load(fh)
         if saved["ids"] == [(r["set"], r["id"]) for r in records]:
             return saved["mats"]
-    plans = [scorer.plan(r["response"], r["context"]) for r in records]
-    mats = scorer.matrices(plans)
+    plans = [scorer.stages.plan(r["response"], r["context"]) for r in records]
+    mats = scorer.stages.matrices(plans)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with cache.open("wb") as fh:
@@ -96,8 +96,8 @@ def evaluate(scorer, pf, records: list[dict], mats: list, half: np.ndarray) -> d
         select_s += time.perf_counter() - t0
         mask = m.mask.copy()
         mask[:, base] = kept
-        full = scorer.aggregate(m)
-        part = scorer.aggregate(NLIMatrix(m.claims, m.chunks, m.probs, mask))
+        full = scorer.stages.aggregate(m)
+        part = scorer.stages.aggregate(NLIMatrix(m.claims, m.chunks, m.probs, mask))
         t = tallies["design" if h else "report"]
         t["pairs"] += int(mask.sum())
         t["pairs_full"] += int(m.mask.sum())

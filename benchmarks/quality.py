@@ -101,7 +101,7 @@ def score_block(scorer, cache: CachedNLI, recs: Sequence[dict]) -> tuple[list[di
     plans, grids, singles, pairs = [], [], [], []
     for r in recs:
         claims = scorer.splitter.split(r["response"])
-        chunks = scorer.chunk(r["context"], claims) if claims else []
+        chunks = scorer.stages.chunks(r["context"], claims) if claims else []
         plans.append((len(claims), len(chunks)))
         pairs.extend((ch.text, cl.text) for cl in claims for ch in chunks)
         grid = summac_grid(nli, r["response"], r["context"])

@@ -98,7 +98,7 @@ def _unique_pairs(scorer, records: list[dict]) -> tuple[list[tuple[str, str]], i
     import numpy as np
 
     for r in records:
-        p = scorer.plan(r["response"], r["context"])
+        p = scorer.stages.plan(r["response"], r["context"])
         for i, j in zip(*np.nonzero(p.mask)):
             pairs.append((p.chunks[j].text, p.claims[i].text))
     return list(dict.fromkeys(pairs)), len(pairs)
@@ -196,12 +196,13 @@ def section_overhead(b: Bench) -> dict[str, Any]:
             ratios.append(tb / ts)
             log(f"  s1 {backend} round {r}: bare {tb:.2f}s score_batch {ts:.2f}s")
         # where score_batch's extra time goes (measured once, outside the timed rounds)
-        t_plan, plans = timed(lambda: [sc.plan(x["response"], x["context"]) for x in records])  # noqa: B023
+        stages = sc.stages
+        t_plan, plans = timed(lambda: [stages.plan(x["response"], x["context"]) for x in records])  # noqa: B023
         t_tok, _ = timed(
             lambda: nli.tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation=False)  # noqa: B023
         )
-        mats = sc.matrices(plans)
-        t_agg, _ = timed(lambda: [sc.aggregate(m) for m in mats])  # noqa: B023
+        mats = sc.stages.matrices(plans)
+        t_agg, _ = timed(lambda: [sc.stages.aggregate(m) for m in mats])  # noqa: B023
         tb_med, ts_med = median(t_bare), median(t_sb)
         out["backends"][backend] = {
             "unique_pairs": len(pairs),
@@ -400,7 +401,9 @@ def section_latency(b: Bench) -> dict[str, Any]:
     # shape of the requests and pairs per config (counted once, outside timing)
     for name, sc in scorers.items():
         for r in timed_reqs[: min(40, len(timed_reqs))]:
-            pairs[name].append(int(sc.matrix(r["response"], r["context"]).mask.sum()))
+            pairs[name].append(
+                int(sc.stages.matrices([sc.stages.plan(r["response"], r["context"])])[0].mask.sum())
+            )
     ref = verdicts["torch default"]
     ref_onnx = verdicts.get("onnx default")
     quiet = [i for i, f in enumerate(round_foreign) if f < QUIET_SHARE]
@@ -445,7 +448,7 @@ def section_latency(b: Bench) -> dict[str, Any]:
         )
         rows.append(row)
     sc0 = scorers["torch default"]
-    c0 = [sc0.plan(r["response"], r["context"]) for r in timed_reqs[:40]]
+    c0 = [sc0.stages.plan(r["response"], r["context"]) for r in timed_reqs[:40]]
     return {
         "requests": len(timed_reqs),
         "warmup_requests": warm,
@@ -567,9 +570,9 @@ def _sample_results(b: Bench, key: str, **kw: Any) -> dict[str, Any]:
     mats, results = [], []
     t0 = time.perf_counter()
     for r in records:
-        m = sc.matrix(r["response"], r["context"])
+        m = sc.stages.matrices([sc.stages.plan(r["response"], r["context"])])[0]
         mats.append(m)
-        results.append(sc.aggregate(m))
+        results.append(sc.stages.aggregate(m))
     secs = time.perf_counter() - t0
     log(f"  sample {key}: {len(records)} records in {secs:.1f}s")
     b._sample_cache[key] = {
@@ -607,7 +610,9 @@ def section_long(b: Bench) -> dict[str, Any]:
     for name, kw in configs:
         sc = b.scorer(**kw)
         filtered = "full" not in name
-        mask = sc.matrix(lc["response"], lc["context"]).mask  # pairs scored; warm-up
+        mask = sc.stages.matrices([sc.stages.plan(lc["response"], lc["context"])])[
+            0
+        ].mask  # pairs scored; warm-up
         claims, chunks = mask.shape[0], mask.shape[1]
         n = max(rounds_full, 3) if filtered else rounds_full
         ts = []

@@ -1,11 +1,15 @@
 """One typed scorer configuration, from which every door builds its scorer.
 
-:class:`ScorerConfig` holds the options of :class:`~nli_faith.scorer.FaithfulnessScorer`
-that the doors expose (the CLI's scorer flags have exactly its field names as ``dest``),
-its presets (:meth:`ScorerConfig.guardrail`, and calibrated ``thresholds`` saved by
-``nli-faith calibrate``), and :meth:`ScorerConfig.build`. The CLI
-(:func:`nli_faith.cli.options.config_from_args`), the server's settings, Ray actors and the
-adapters all take or build this one object; it travels between processes as JSON.
+:class:`ScorerConfig` holds every option of :class:`~nli_faith.scorer.FaithfulnessScorer`
+(its fields are the scorer's keyword parameters, with the same defaults; a test keeps the
+two lists equal), its presets (:meth:`ScorerConfig.guardrail`, and the calibrated
+``thresholds`` saved by ``nli-faith calibrate``). The scorer builds one from its keyword
+arguments and the engine loads its parts from it
+(:func:`~nli_faith.engine.parts.load_parts`);
+``FaithfulnessScorer.from_config(config)`` builds the scorer a configuration describes. The
+CLI (:func:`nli_faith.cli.options.config_from_args`: its scorer flags have the field names
+as ``dest``), the server's settings, Ray actors and the adapters all take or build this one
+object; it travels between processes as JSON (:meth:`to_dict`, :meth:`from_dict`).
 
 Example:
     >>> cfg = ScorerConfig.guardrail(prefilter_top_k=3)
@@ -13,13 +17,15 @@ Example:
     ('onnx', 'lexical', 3, True)
     >>> ScorerConfig.from_dict(cfg.to_dict()) == cfg
     True
-    >>> sorted(ScorerConfig(entail_threshold=0.6).options())[:4]
-    ['backend', 'batch_size', 'composite', 'device']
+    >>> ScorerConfig(entail_threshold=0.6).options()["entail_threshold"]
+    0.6
 """
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,60 +35,84 @@ from nli_faith.records import Limits
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.scorer import FaithfulnessScorer
 
-#: Fields left out of the scorer's keyword options when ``None`` (the scorer's default).
-_DEFAULTED = ("entail_threshold", "contradict_threshold", "band_high", "band_low")
+#: Default largest chunk, in tokens: long enough for several sentences, short
+#: enough to stay close to the premise lengths the bundled model was trained on.
+DEFAULT_CHUNK_TOKENS = 256
+#: Share of a claim's content words a chunk must hold to count as contradicting it.
+DEFAULT_CONTRADICTION_OVERLAP = 0.3
 
 
 @dataclass(frozen=True)
 class ScorerConfig:
-    """A scorer's configuration (fields: the keyword options of ``FaithfulnessScorer``;
-    ``None`` is the scorer's default). ``thresholds``: a file saved by ``nli-faith
-    calibrate``, whose options apply under the fields set here and whose gate decides
+    """A scorer's configuration: the keyword options of ``FaithfulnessScorer`` (each
+    documented there; ``None`` is the scorer's default, for the thresholds and bands the
+    model's own ``decision.json``). ``thresholds``: a file saved by ``nli-faith
+    calibrate``, whose options fill the fields left ``None`` here and whose gate decides
     each record's ``faithful``."""
 
     model: str = "default"
     device: str | None = None
     backend: str = "torch"
     onnx_quantize: bool = True
+    dtype: str | None = None
     batch_size: int | None = None
     granularity: str = "sentence"
+    spacy_model: str | None = None
     entail_threshold: float | None = None
     contradict_threshold: float | None = None
+    label_map: Mapping[str, int] | None = None
+    max_length: int | None = None
+    chunk_tokens: int | None = DEFAULT_CHUNK_TOKENS
+    chunk_overlap: int = 1
+    sentence_chunks: bool = True
+    number_check: bool = True
+    contradiction_overlap: float = DEFAULT_CONTRADICTION_OVERLAP
     prefilter: str | None = None
     prefilter_top_k: int | None = None
+    prefilter_model: str | None = None
     early_exit: bool = False
+    composite: bool = True
     band_high: float | None = None
     band_low: float | None = None
-    composite: bool = True
     limits: Limits = field(default_factory=Limits)
     thresholds: str | None = None
 
     @classmethod
     def guardrail(cls, **changes: Any) -> ScorerConfig:
-        """The ``guardrail`` preset (:data:`GUARDRAIL`), with ``changes`` over it."""
+        """The ``guardrail`` preset (:data:`~nli_faith.presets.GUARDRAIL`), with
+        ``changes`` over it."""
         return cls(**{**GUARDRAIL, **changes})
 
     def options(self) -> dict[str, Any]:
-        """Keyword options of ``FaithfulnessScorer`` (besides ``model``)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        del out["model"], out["thresholds"]
-        return {k: v for k, v in out.items() if not (k in _DEFAULTED and v is None)}
+        """Every field but ``model``: ``FaithfulnessScorer(config.model, **config.options())``
+        is the scorer this configuration describes."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "model"}
+
+    def under(self, options: Mapping[str, Any]) -> ScorerConfig:
+        """This configuration with ``options`` (a thresholds file's) in the fields it
+        leaves ``None``; a name that is no field is a ``TypeError``."""
+        return replace(self, **{k: v for k, v in options.items() if getattr(self, k, None) is None})
 
     def build(self) -> FaithfulnessScorer:
-        """The scorer this configuration describes."""
+        """Deprecated: ``FaithfulnessScorer.from_config(config)``."""
+        warnings.warn(
+            "ScorerConfig.build() is deprecated; use FaithfulnessScorer.from_config(config)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        # the one import of the facade from here, for this deprecated method only
+        # (ignored by the layering contract in pyproject.toml until it is removed)
         from nli_faith.scorer import FaithfulnessScorer
 
-        if self.thresholds is not None:
-            return FaithfulnessScorer.from_thresholds(self.thresholds, self.model, **self.options())
-        return FaithfulnessScorer(self.model, **self.options())
+        return FaithfulnessScorer.from_config(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ScorerConfig:
+    def from_dict(cls, data: Mapping[str, Any]) -> ScorerConfig:
         limits = data.get("limits")
-        if isinstance(limits, dict):
+        if isinstance(limits, Mapping):
             data = {**data, "limits": Limits(**limits)}
         return cls(**data)
 

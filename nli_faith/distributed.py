@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nli_faith.config import ScorerConfig
 from nli_faith.errors import (
     E_BAD_JSON,
     E_RAY_ARGS,
@@ -54,8 +55,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
     import ray.data
 
-    from nli_faith.config import ScorerConfig
-
 #: Records per actor call (one ``score_batch``), as the CLI's blocks.
 DEFAULT_BATCH_SIZE = 64
 #: CPUs reserved by a reading or writing task: none, so that actors holding every core
@@ -79,18 +78,18 @@ class _Scorer:
 
     def __init__(
         self,
-        model: str,
-        options: dict[str, Any],
+        config: ScorerConfig,
         json_column: str | None,
         thresholds: Thresholds | None = None,
         json_rows: bool = False,
     ) -> None:
         from nli_faith.scorer import FaithfulnessScorer
 
-        if thresholds is not None:
-            self.scorer = FaithfulnessScorer.from_thresholds(thresholds, model, **options)
+        if thresholds is not None:  # read by the driver: the file need not be on this node
+            options = config.replace(thresholds=None).options()
+            self.scorer = FaithfulnessScorer.from_thresholds(thresholds, config.model, **options)
         else:
-            self.scorer = FaithfulnessScorer(model, **options)
+            self.scorer = FaithfulnessScorer.from_config(config)
         self.json_column = json_column
         self.json_rows = json_rows
         self.schema = JSON_ROWS_SCHEMA() if json_rows else arrow_schema()
@@ -182,19 +181,20 @@ def score_dataset(
         )
     _ray()
     if config is not None:
-        model, thresholds = config.model, config.thresholds
-        scorer_options = {**config.options(), **scorer_options}
+        thresholds = config.thresholds
+        config = config.replace(**scorer_options)
+    else:
+        config = ScorerConfig(model, **scorer_options)
     if thresholds is not None and not isinstance(thresholds, Thresholds):
         thresholds = Thresholds.load(thresholds)  # read once, here, not by every actor
     if nli_batch_size is not None:
-        scorer_options = {**scorer_options, "batch_size": nli_batch_size}
-    if num_gpus and scorer_options.get("device") is None:
-        scorer_options = {**scorer_options, "device": "cuda"}
+        config = config.replace(batch_size=nli_batch_size)
+    if num_gpus and config.device is None:
+        config = config.replace(device="cuda")
     return ds.map_batches(
         _Scorer,
         fn_constructor_kwargs={
-            "model": model,
-            "options": scorer_options,
+            "config": config,
             "json_column": json_column,
             "thresholds": thresholds,
             "json_rows": json_rows,

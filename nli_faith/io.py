@@ -179,7 +179,7 @@ def scored_row(scorer: Any, line: int | None, raw: Any, result: FaithfulnessResu
     ``faithful`` decision (``None`` for a record without a score)."""
     row = output_row(line, raw, result)
     if scorer.thresholds is not None:
-        row["faithful"] = scorer.passes(result)
+        row["faithful"] = scorer.thresholds.decision.passes(result)
     return row
 
 

@@ -1,37 +1,33 @@
 """``FaithfulnessScorer``: claims -> chunks -> NLI matrix -> verdicts -> scores.
 
-The public facade over :mod:`nli_faith.engine`: it loads the parts (:func:`load_parts`)
-and hands every call to the engine's stages and runner. The NLI matrix
-(:class:`NLIMatrix`) is the expensive part and is built once; verdicts and scores are
-cheap reductions over it (:meth:`FaithfulnessScorer.aggregate`), so thresholds can be
-changed without running the model again.
+The public facade over :mod:`nli_faith.engine`: it builds the one typed configuration
+(:class:`~nli_faith.config.ScorerConfig`) from its keyword options, loads the engine's parts
+from it and hands every call to the engine's runner. ``score``, ``score_batch`` and
+``score_stream`` run the whole pipeline; ``scorer.stages``
+(:class:`~nli_faith.engine.stages.Stages`) gives its steps one at a time: the NLI matrix
+(:class:`NLIMatrix`) is the expensive part and is built once, and verdicts and scores are
+cheap reductions over it, so thresholds can be changed without running the model again.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from nli_faith.engine import decide, infer, plan
+from nli_faith.config import DEFAULT_CHUNK_TOKENS, DEFAULT_CONTRADICTION_OVERLAP, ScorerConfig
 from nli_faith.engine.failures import error_result
 from nli_faith.engine.infer import NLIMatrix
-from nli_faith.engine.parts import (
-    DEFAULT_CHUNK_TOKENS,
-    DEFAULT_CONTRADICTION_OVERLAP,
-    DEFAULT_PREFILTER_TOP_K,
-    load_parts,
-)
+from nli_faith.engine.parts import DEFAULT_PREFILTER_TOP_K, load_parts
 from nli_faith.engine.plan import Plan
 from nli_faith.engine.runner import Runner
+from nli_faith.engine.stages import Stages
+from nli_faith.moved import MOVED
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits, Record, parse_record
 from nli_faith.results import FaithfulnessResult
-from nli_faith.text.chunking import Chunk
-from nli_faith.text.claims import Claim
-
-if TYPE_CHECKING:  # pragma: no cover
-    from nli_faith.scoring.thresholds import Thresholds
+from nli_faith.scoring.thresholds import Thresholds
 
 __all__ = [
     "DEFAULT_CHUNK_TOKENS",
@@ -47,7 +43,7 @@ __all__ = [
 #: ``FaithfulnessScorer.guardrail()``: int8 ONNX, lexical pre-filter (2 sentences a claim,
 #: plus number/name anchors and contradiction candidates) and early exit.
 GUARDRAIL_OPTIONS: dict[str, Any] = GUARDRAIL
-#: What :meth:`FaithfulnessScorer.plan` returns: claims, chunks and the pairs to score.
+#: What ``scorer.stages.plan`` returns: claims, chunks and the pairs to score.
 ScoringPlan = Plan
 
 
@@ -131,6 +127,18 @@ class FaithfulnessScorer:
             A record past one is refused with an error naming the field and the limit:
             :meth:`score` raises :class:`~nli_faith.errors.RecordError`, :meth:`score_batch`
             returns that record's result with ``error`` set and scores the others.
+        thresholds: a file saved by ``nli-faith calibrate`` for this model (other weights
+            are a :class:`~nli_faith.errors.ThresholdsError`): its options fill those left
+            ``None`` above, and its record-level gate is
+            ``scorer.thresholds.decision.passes(result)`` (the CLI's ``faithful`` field).
+            :meth:`from_thresholds` also takes a loaded file, and defaults ``model`` to
+            the file's.
+
+    Every option is a field of :class:`~nli_faith.config.ScorerConfig` (the same names
+    and defaults): :meth:`from_config` builds the scorer a configuration describes.
+    ``scorer.stages`` (:class:`~nli_faith.engine.stages.Stages`) runs the pipeline's
+    steps one at a time: claims, chunks, plans, NLI matrices, and verdicts re-derived
+    from a matrix with other thresholds.
 
     Citations: a response with markers such as ``[1]`` or ``(Source 2)`` has them taken
     out of its claims' text, and each claim that cites documents reports whether they
@@ -174,14 +182,29 @@ class FaithfulnessScorer:
         band_high: float | None = None,
         band_low: float | None = None,
         limits: Limits | None = None,
+        thresholds: str | Path | None = None,
     ) -> None:
         options = dict(locals())
-        del options["self"], options["model"]
+        del options["self"]
+        options["limits"] = Limits() if limits is None else limits
+        options["thresholds"] = None if thresholds is None else str(thresholds)
+        config = ScorerConfig(**options)
+        self._start(config, None if thresholds is None else Thresholds.load(thresholds))
+
+    def _start(self, config: ScorerConfig, thresholds: Thresholds | None) -> None:
+        source = config.thresholds or "the thresholds"
+        if thresholds is not None:  # the file's options where the configuration leaves None
+            config = config.under(thresholds.options)
         #: The loaded parts and settings every stage of the engine reads.
-        self.parts = load_parts(model, **options)
+        self.parts = load_parts(config)
         self.runner = Runner(self.parts)
-        #: Calibrated thresholds (:meth:`from_thresholds`), for :meth:`passes`; else None.
-        self.thresholds: Thresholds | None = None
+        #: The engine's stages one at a time (:class:`~nli_faith.engine.stages.Stages`).
+        self.stages = Stages(self.parts, self.runner)
+        if thresholds is not None:
+            thresholds.check_model(self.nli, source=source)
+        #: Calibrated thresholds (``thresholds=``, :meth:`from_thresholds`), else None: their
+        #: gate is ``scorer.thresholds.decision.passes(result)``.
+        self.thresholds: Thresholds | None = thresholds
 
     # the engine's settings, read and written through the scorer
     nli = _Setting()
@@ -225,27 +248,35 @@ class FaithfulnessScorer:
         already loaded).
 
         ``model`` defaults to the one the file was calibrated for; other weights are a
-        :class:`~nli_faith.errors.ThresholdsError`. ``options`` are passed on (and win
-        over the file's). :meth:`passes` then applies the file's record-level gate.
+        :class:`~nli_faith.errors.ThresholdsError`. ``options`` are passed on, and the
+        file's options (its thresholds and bands) fill those left ``None``. The file's
+        record-level gate is then ``scorer.thresholds.decision.passes(result)``.
 
         Example:
             >>> scorer = FaithfulnessScorer.from_thresholds("thresholds.json")  # doctest: +SKIP
             >>> r = scorer.score("The sky is blue.", "The sky is blue.")  # doctest: +SKIP
-            >>> scorer.passes(r)  # doctest: +SKIP
+            >>> scorer.thresholds.decision.passes(r)  # doctest: +SKIP
             True
         """
-        from nli_faith.scoring.thresholds import Thresholds
-
-        th = path if isinstance(path, Thresholds) else Thresholds.load(path)
-        scorer = cls(th.model.model if model is None else model, **{**th.options, **options})
-        th.check_model(scorer.nli, source=str(path))
-        scorer.thresholds = th
+        loaded = isinstance(path, Thresholds)
+        th = path if loaded else Thresholds.load(path)
+        given = {"limits": Limits(), **options, "thresholds": None if loaded else str(path)}
+        scorer = cls.__new__(cls)
+        scorer._start(ScorerConfig(th.model.model if model is None else model, **given), th)
         return scorer
 
-    def passes(self, result: FaithfulnessResult) -> bool | None:
-        """The calibrated record-level decision (``thresholds.decision``): is ``result``
-        faithful? ``None`` without thresholds, or when the result has no score."""
-        return None if self.thresholds is None else self.thresholds.decision.passes(result)
+    @classmethod
+    def from_config(cls, config: ScorerConfig) -> FaithfulnessScorer:
+        """The scorer a :class:`~nli_faith.config.ScorerConfig` describes (what the CLI,
+        the server, Ray and the adapters build theirs with).
+
+        Example:
+            >>> from nli_faith.config import ScorerConfig
+            >>> scorer = FaithfulnessScorer.from_config(ScorerConfig.guardrail())
+            >>> scorer.early_exit, scorer.nli.backend
+            (True, 'onnx')
+        """
+        return cls(config.model, **config.options())
 
     # -- scoring: every call goes through the engine's runner ----------------------
 
@@ -263,7 +294,7 @@ class FaithfulnessScorer:
         score depends only on the response and the context. A bad record (wrong types,
         past a limit) raises :class:`~nli_faith.errors.RecordError`. With a ``reference``
         answer, the claims the context does not support are also labelled
-        hallucination or self-knowledge (:meth:`check_reference`).
+        hallucination or self-knowledge (``scorer.stages.check_reference``).
         """
         rec = parse_record(
             {
@@ -294,8 +325,8 @@ class FaithfulnessScorer:
         ``n_process > 1`` splits and chunks the records in that many forked worker
         processes (kept for the next call); the results are the same as with one.
         Records with a reference answer (``reference``, ``ground_truth``,
-        ``expected_output``) get a second pass, for all of them together:
-        :meth:`check_reference`.
+        ``expected_output``) get a second pass, for all of them together
+        (``scorer.stages.check_reference``).
 
         Example:
             >>> scorer = FaithfulnessScorer(device="cpu")
@@ -337,30 +368,6 @@ class FaithfulnessScorer:
             records, block_size=block_size, n_process=n_process, labels=labels
         )
 
-    def check_reference(
-        self, results: Sequence[FaithfulnessResult], references: Sequence[str | None]
-    ) -> list[FaithfulnessResult]:
-        """Label each claim the context does not support by a reference answer (RAGChecker).
-
-        Every claim of ``results[k]`` whose verdict is not ``yes`` is scored against
-        ``references[k]`` exactly as against a context (the reference is one more
-        premise set, chunked the same way; one model pass for all results): a claim the
-        reference supports is ``self_knowledge``, any other is ``hallucination``. The
-        result gains ``hallucination_rate`` and ``self_knowledge_rate`` (shares of all
-        its claims) and a sentence in its reason. A ``None`` reference, an error result
-        or one with no claims is returned unchanged; a record whose reference cannot be
-        scored gets an error result, as in :meth:`score_batch`.
-
-        Example:
-            >>> scorer = FaithfulnessScorer(device="cpu")
-            >>> r = scorer.score("The Eiffel Tower is in Paris. It was finished in 1889.",
-            ...                  "The Eiffel Tower is a landmark in Paris.")
-            >>> r = scorer.check_reference([r], ["The tower was completed in 1889."])[0]
-            >>> [c.reference_label for c in r.claims], r.self_knowledge_rate
-            ([None, 'self_knowledge'], 0.5)
-        """
-        return self.runner.check_reference(results, references)
-
     def close(self) -> None:
         """Stop the planning worker processes of ``n_process`` (if any were started).
 
@@ -368,70 +375,18 @@ class FaithfulnessScorer:
         """
         self.runner.close()
 
-    # -- the stages, one at a time (calibration, tests, callers that batch themselves) ---
+    # -- the old spellings, kept for one release --------------------------------------
 
-    def claims(self, response: str, *, record: str = "the record") -> list[Claim]:
-        """The response's claims, each short enough to sit beside a chunk in the model.
-
-        A longer claim is split at clause, comma or word boundaries (one warning naming
-        ``record``); more claims than ``limits.max_claims`` is a
-        :class:`~nli_faith.errors.RecordError`.
-        """
-        return plan.split_claims(self.parts, response, record=record)
-
-    def chunk(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
-        """Split the context into chunks that fit the model beside the longest claim."""
-        return plan.chunk(self.parts, context, claims)
-
-    def plan(self, response: str, context: str | Sequence[str]) -> ScoringPlan:
-        """Split ``response`` into claims and ``context`` into chunks, and pick the pairs to
-        score; no model call. :meth:`matrices` scores many plans in one model pass.
-
-        Example:
-            >>> scorer = FaithfulnessScorer.guardrail()
-            >>> plans = [scorer.plan("It is 24 months.", "The warranty lasts 24 months."),
-            ...          scorer.plan("Delivery is free.", "Shipping costs nothing.")]
-            >>> [p.n_pairs for p in plans]
-            [1, 1]
-            >>> [scorer.aggregate(m).n_claims for m in scorer.matrices(plans)]
-            [1, 1]
-        """
-        return plan.plan_response(self.parts, response, context)
-
-    def matrices(self, plans: Sequence[ScoringPlan]) -> list[NLIMatrix]:
-        """The NLI matrix of each plan, with the pairs of all of them in one model pass
-        (as :meth:`score_batch` does); :meth:`aggregate` turns each into a result."""
-        return infer.fill(self.parts, plans)
-
-    def matrix(self, response: str, context: str | Sequence[str]) -> NLIMatrix:
-        """Build the claims x chunks x labels NLI matrix for one response."""
-        return infer.fill(self.parts, [plan.plan_response(self.parts, response, context)])[0]
-
-    def matrix_batch(
-        self, records: Sequence[Mapping[str, Any] | Record], *, show_progress_bar: bool = False
-    ) -> list[NLIMatrix | Exception]:
-        """The NLI matrices of many records, in one model pass (what :meth:`score_batch`
-        aggregates); a record that cannot be parsed or scored gets its exception in place.
-
-        Calibration builds these once and re-aggregates them for every candidate threshold.
-        """
-        return self.runner.matrices(records, show_progress_bar)
-
-    def aggregate(
-        self,
-        m: NLIMatrix,
-        *,
-        entail_threshold: float | None = None,
-        contradict_threshold: float | None = None,
-        band_high: float | None = None,
-        band_low: float | None = None,
-    ) -> FaithfulnessResult:
-        """Verdicts, bands, scores and reason from a matrix; thresholds default to the scorer's."""
-        return decide.aggregate(
-            self.parts,
-            m,
-            entail_threshold=entail_threshold,
-            contradict_threshold=contradict_threshold,
-            band_high=band_high,
-            band_low=band_low,
+    def __getattr__(self, name: str) -> Any:
+        """The stage-by-stage methods that moved to ``scorer.stages`` (and ``passes``),
+        with a ``DeprecationWarning`` naming the new spelling."""
+        if name not in MOVED:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        new, forward = MOVED[name]
+        warnings.warn(
+            f"FaithfulnessScorer.{name} is deprecated and will be removed in the next "
+            f"release; use scorer.{new}",
+            DeprecationWarning,
+            stacklevel=2,
         )
+        return forward(self)

@@ -279,18 +279,18 @@ def test_score_with_thresholds_applies_them(begin_calibration, tmp_path, bundled
     r = scorer.score(
         "Early skiers used one long pole.", "early skiers used one long pole or spear."
     )
-    assert scorer.passes(r) is (r.strict >= th.decision.min_score)
+    assert scorer.thresholds.decision.passes(r) is (r.strict >= th.decision.min_score)
 
 
 @needs_data
 def test_claim_labels_choose_the_claim_threshold(bundled_scorer):
     rows = [parse_labelled(r, where=r["id"]) for r in _slice("qags_cnndm", 7)]
     assert sum(len(r.claims) for r in rows) > 15
-    matrices = bundled_scorer.matrix_batch([r.record for r in rows])
+    matrices = bundled_scorer.stages.matrices_of([r.record for r in rows])
     cal = calibrate(
         matrices,
         [r.label for r in rows],
-        aggregate=bundled_scorer.aggregate,
+        aggregate=bundled_scorer.stages.aggregate,
         claim_labels=[r.claims for r in rows],
         n_boot=200,
     )
@@ -298,5 +298,5 @@ def test_claim_labels_choose_the_claim_threshold(bundled_scorer):
     assert cal.claims_default_held_out.n == cal.claims_held_out.n
     assert cal.default_held_out.n == cal.held_out.n
     # the gate is one of the strict scores the chosen threshold gives, or the default
-    results = [bundled_scorer.aggregate(m, **cal.options) for m in matrices]
+    results = [bundled_scorer.stages.aggregate(m, **cal.options) for m in matrices]
     assert cal.decision.min_score in {r.strict for r in results} | {DEFAULT_MIN_SCORE}

@@ -99,7 +99,7 @@ def test_scorer_chunks_fit_the_model_beside_the_claim(tiny_scorer):
 
     long_doc = " ".join(["The committee met on Tuesday and discussed the annual budget."] * 200)
     claims = [Claim("The committee discussed the budget.", 0, 10)]
-    chunks = tiny_scorer.chunk([long_doc], claims)
+    chunks = tiny_scorer.stages.chunks([long_doc], claims)
     nli = tiny_scorer.nli
     sizes = nli.count_tokens([c.text for c in chunks])
     claim_len = nli.count_tokens([claims[0].text])[0]

@@ -218,12 +218,12 @@ def test_guard_rule_and_exception_or_different_things_stay_not_yes(bundled_score
 
 def test_matrix_columns_and_reaggregation(bundled_scorer):
     claims = REFUND_CLAIM + " The weather was sunny."
-    m = bundled_scorer.matrix(claims, REFUND_DOCS)
+    m = bundled_scorer.stages.matrices([bundled_scorer.stages.plan(claims, REFUND_DOCS)])[0]
     comp = is_composite(m.chunks)
     assert comp.sum() == 1 and m.probs.shape == (2, len(m.chunks), 3)
     assert m.mask[:, comp].tolist() == [[True], [False]]  # scored for its own claim only
-    assert bundled_scorer.aggregate(m).claims[0].verdict == "yes"
-    strict = bundled_scorer.aggregate(m, entail_threshold=0.99)
+    assert bundled_scorer.stages.aggregate(m).claims[0].verdict == "yes"
+    strict = bundled_scorer.stages.aggregate(m, entail_threshold=0.99)
     assert strict.claims[0].verdict != "yes"
 
 
@@ -233,7 +233,13 @@ def test_guardrail_preset_uses_composites_in_its_second_round(bundled_scorer):
     g = FaithfulnessScorer.guardrail()
     r = g.score(REFUND_CLAIM, REFUND_DOCS)
     assert r.claims[0].verdict == "yes" and len(r.claims[0].evidence.spans) == 2
-    m = g.matrix("The warranty lasts two years.", ["The warranty lasts two years.", "Cats purr."])
+    m = g.stages.matrices(
+        [
+            g.stages.plan(
+                "The warranty lasts two years.", ["The warranty lasts two years.", "Cats purr."]
+            )
+        ]
+    )[0]
     assert not is_composite(m.chunks).any()  # nothing to join: no extra pair
 
 

@@ -58,9 +58,9 @@ def test_early_exit_gives_the_verdicts_of_scoring_every_pair(prefilter):
     full = FaithfulnessScorer(device="cpu", prefilter=prefilter)
     fast = FaithfulnessScorer(device="cpu", prefilter=prefilter, early_exit=True)
     for rec in RECORDS:
-        m_full = full.matrix(rec["response"], rec["context"])
-        m_fast = fast.matrix(rec["response"], rec["context"])
-        r_full, r_fast = full.aggregate(m_full), fast.aggregate(m_fast)
+        m_full = full.stages.matrices([full.stages.plan(rec["response"], rec["context"])])[0]
+        m_fast = fast.stages.matrices([fast.stages.plan(rec["response"], rec["context"])])[0]
+        r_full, r_fast = full.stages.aggregate(m_full), fast.stages.aggregate(m_fast)
         assert [c.verdict for c in r_fast.claims] == [c.verdict for c in r_full.claims]
         assert not (m_fast.mask & ~m_full.mask).any()  # never scores a pair the scan skips
         assert m_fast.mask.sum() < m_full.mask.sum()  # and skips some here
@@ -76,11 +76,11 @@ def test_an_early_exit_matrix_refuses_a_higher_entail_threshold():
     from nli_faith.scorer import FaithfulnessScorer
 
     fast = FaithfulnessScorer(device="cpu", early_exit=True)
-    m = fast.matrix(**RECORDS[1])
+    m = fast.stages.matrices([fast.stages.plan(**RECORDS[1])])[0]
     assert m.settled_at == fast.entail_threshold
-    assert fast.aggregate(m, entail_threshold=0.3).n_claims == 2  # lower: still exact
+    assert fast.stages.aggregate(m, entail_threshold=0.3).n_claims == 2  # lower: still exact
     with pytest.raises(ValueError, match="built with early_exit=True"):
-        fast.aggregate(m, entail_threshold=0.9)
+        fast.stages.aggregate(m, entail_threshold=0.9)
 
 
 def test_guardrail_preset_sets_the_fast_options_and_takes_overrides():

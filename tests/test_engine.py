@@ -42,7 +42,7 @@ def failing_model(tiny_scorer, monkeypatch):
 
 
 def test_a_plan_is_typed(tiny_scorer):
-    plan = tiny_scorer.plan("It is blue. It is big.", ["The sky is blue.", "It is big."])
+    plan = tiny_scorer.stages.plan("It is blue. It is big.", ["The sky is blue.", "It is big."])
     assert isinstance(plan, Plan)
     assert plan.mask.shape == (len(plan.claims), len(plan.chunks)) == (2, len(plan.chunks))
     assert plan.n_pairs == int(plan.mask.sum()) > 0
@@ -77,7 +77,9 @@ def test_the_server_batcher_gives_score_batch_results(tiny_scorer):
     expected = tiny_scorer.score_batch(RECORDS)
     assert _fields(scored[0].result) == _fields(expected[0])
     assert _fields(scored[1].result) == _fields(expected[1])
-    assert scored[0].pairs == int(tiny_scorer.matrix(**_rc(RECORDS[0])).mask.sum())
+    assert scored[0].pairs == int(
+        tiny_scorer.stages.matrices([tiny_scorer.stages.plan(**_rc(RECORDS[0]))])[0].mask.sum()
+    )
     # two claims, over the server's own limit: the input's fault (a 422), not the scorer's
     assert not scored[2].internal and "(max_claims)" in scored[2].message
     assert scored[2].result.error.startswith("RecordError: ")

@@ -70,7 +70,9 @@ def test_web_text_one_item_per_line_has_no_overlong_pieces(bundled_scorer, caplo
     web = "\n".join(lines)
     with caplog.at_level(logging.WARNING):
         r = bundled_scorer.score("Plan number 7 includes unlimited storage.", [web])
-        chunks = bundled_scorer.chunk([web], bundled_scorer.splitter.split("Plan number 7."))
+        chunks = bundled_scorer.stages.chunks(
+            [web], bundled_scorer.splitter.split("Plan number 7.")
+        )
     assert r.claims[0].verdict == "yes"
     assert "exceeds" not in caplog.text and "Token indices" not in caplog.text
     sizes = bundled_scorer.nli.count_tokens([c.text for c in chunks])

@@ -108,9 +108,9 @@ def test_scorer_gives_bands_without_changing_verdicts(bundled_scorer):
     assert r.n_uncertain == 2 and r.n_judged == 0
     assert [bool(c.candidates) for c in r.claims] == [False, False, True, True]
     assert all(c.source == "nli" for c in r.claims)
-    m = bundled_scorer.matrix(RESPONSE, CONTEXT)
-    wide = bundled_scorer.aggregate(m, band_high=0.5, band_low=0.5)
-    narrow = bundled_scorer.aggregate(m, band_high=1.0, band_low=0.0)
+    m = bundled_scorer.stages.matrices([bundled_scorer.stages.plan(RESPONSE, CONTEXT)])[0]
+    wide = bundled_scorer.stages.aggregate(m, band_high=0.5, band_low=0.5)
+    narrow = bundled_scorer.stages.aggregate(m, band_high=1.0, band_low=0.0)
     assert wide.n_uncertain == 0 and narrow.n_uncertain == 4
     assert [c.verdict for c in wide.claims] == [c.verdict for c in narrow.claims]
     assert [c.verdict for c in narrow.claims] == [c.verdict for c in r.claims]

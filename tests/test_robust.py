@@ -105,7 +105,7 @@ def test_long_run_on_claim_is_split_with_spans_and_one_warning(bundled_scorer, c
 
 def test_long_claim_with_markdown_spans_follow_the_cleaning(bundled_scorer):
     response = "Intro: **" + ", ".join(f"item number {i} is `blue`" for i in range(150)) + "**"
-    claims = bundled_scorer.claims(response)
+    claims = bundled_scorer.stages.claims(response)
     assert len(claims) > 1
     for c in claims:
         assert 0 <= c.start < c.end <= len(response)

@@ -36,11 +36,11 @@ def test_string_context_and_no_claims(tiny_scorer):
 
 
 def test_matrix_is_built_once_and_reduced_cheaply(tiny_scorer):
-    m = tiny_scorer.matrix(ANSWER, CONTEXT)
+    m = tiny_scorer.stages.matrices([tiny_scorer.stages.plan(ANSWER, CONTEXT)])[0]
     assert m.probs.shape == (len(m.claims), len(m.chunks), 3)
     np.testing.assert_allclose(m.probs.sum(axis=-1), 1.0, atol=1e-5)
-    everything = tiny_scorer.aggregate(m, entail_threshold=0.0)
-    nothing = tiny_scorer.aggregate(m, entail_threshold=1.0, contradict_threshold=1.0)
+    everything = tiny_scorer.stages.aggregate(m, entail_threshold=0.0)
+    nothing = tiny_scorer.stages.aggregate(m, entail_threshold=1.0, contradict_threshold=1.0)
     assert everything.strict == 1.0
     assert nothing.n_idk == nothing.n_claims
 

@@ -123,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
             lines.append(item.line)
         except (ValueError, NliFaithError, AttributeError) as err:
             skipped.append((item.line, describe(err)))
-    matrices = scorer.matrix_batch(
-        [r.record for r in rows], show_progress_bar=not args.no_progress and sys.stderr.isatty()
+    matrices = scorer.stages.matrices_of(
+        [r.record for r in rows], progress=not args.no_progress and sys.stderr.isatty()
     )
     good = [k for k, m in enumerate(matrices) if not isinstance(m, Exception)]
     skipped += [(lines[k], describe(m)) for k, m in enumerate(matrices) if isinstance(m, Exception)]
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         cal = calibrate(
             [matrices[k] for k in good],
             [rows[k].label for k in good],
-            aggregate=scorer.aggregate,
+            aggregate=scorer.stages.aggregate,
             claim_labels=[rows[k].claims for k in good],
             score=args.score,
             target_precision=args.target_precision,

@@ -144,7 +144,9 @@ def scorer_from_args(args: argparse.Namespace):
 
     Raises ``ValueError`` or :class:`~nli_faith.errors.NliFaithError` for bad options.
     """
-    return config_from_args(args).build()
+    from nli_faith.scorer import FaithfulnessScorer
+
+    return FaithfulnessScorer.from_config(config_from_args(args))
 
 
 def add_thresholds_option(p: argparse.ArgumentParser) -> None:

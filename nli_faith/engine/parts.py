@@ -9,10 +9,10 @@ stage sees the change.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nli_faith.config import DEFAULT_CHUNK_TOKENS, DEFAULT_CONTRADICTION_OVERLAP, ScorerConfig
 from nli_faith.errors import E_PREFILTER_TOP_K_ALONE
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds
@@ -24,13 +24,8 @@ from nli_faith.scoring.verdicts import (
 )
 from nli_faith.text.claims import ClaimSplitter
 
-#: Default largest chunk, in tokens: long enough for several sentences, short
-#: enough to stay close to the premise lengths the bundled model was trained on.
-DEFAULT_CHUNK_TOKENS = 256
 #: Sentences the pre-filter keeps per claim unless told otherwise.
 DEFAULT_PREFILTER_TOP_K = 3
-#: Share of a claim's content words a chunk must hold to count as contradicting it.
-DEFAULT_CONTRADICTION_OVERLAP = 0.3
 
 
 @dataclass
@@ -53,69 +48,43 @@ class Parts:
     composite: bool = True
 
 
-def load_parts(
-    model: str = "default",
-    *,
-    device: str | None = None,
-    backend: str = "torch",
-    onnx_quantize: bool = True,
-    dtype: str | None = None,
-    batch_size: int | None = None,
-    granularity: str = "sentence",
-    spacy_model: str | None = None,
-    entail_threshold: float | None = None,
-    contradict_threshold: float | None = None,
-    label_map: Mapping[str, int] | None = None,
-    max_length: int | None = None,
-    chunk_tokens: int | None = DEFAULT_CHUNK_TOKENS,
-    chunk_overlap: int = 1,
-    sentence_chunks: bool = True,
-    number_check: bool = True,
-    contradiction_overlap: float = DEFAULT_CONTRADICTION_OVERLAP,
-    prefilter: str | None = None,
-    prefilter_top_k: int | None = None,
-    prefilter_model: str | None = None,
-    early_exit: bool = False,
-    composite: bool = True,
-    band_high: float | None = None,
-    band_low: float | None = None,
-    limits: Limits | None = None,
-) -> Parts:
-    """Load the parts the options describe (the options of ``FaithfulnessScorer``)."""
+def load_parts(config: ScorerConfig) -> Parts:
+    """Load the parts ``config`` describes (its ``thresholds`` file is the facade's)."""
     from nli_faith.nli.model import NLIModel
     from nli_faith.nli.registry import decision_defaults
 
     splitter = ClaimSplitter(
-        granularity=granularity, spacy_model=spacy_model, context_statements=True
+        granularity=config.granularity, spacy_model=config.spacy_model, context_statements=True
     )
     nli = NLIModel(
-        model,
-        device=device,
-        backend=backend,
-        onnx_quantize=onnx_quantize,
-        dtype=dtype,
-        label_map=label_map,
-        max_length=max_length,
-        batch_size=batch_size,
+        config.model,
+        device=config.device,
+        backend=config.backend,
+        onnx_quantize=config.onnx_quantize,
+        dtype=config.dtype,
+        label_map=config.label_map,
+        max_length=config.max_length,
+        batch_size=config.batch_size,
     )
     # A threshold not given: the model's own (decision.json beside its weights), else ours.
     shipped = decision_defaults(nli.path)
     given = {
-        "entail_threshold": (entail_threshold, DEFAULT_ENTAIL_THRESHOLD),
-        "contradict_threshold": (contradict_threshold, DEFAULT_CONTRADICT_THRESHOLD),
-        "band_high": (band_high, DEFAULT_BAND_HIGH),
-        "band_low": (band_low, DEFAULT_BAND_LOW),
+        "entail_threshold": (config.entail_threshold, DEFAULT_ENTAIL_THRESHOLD),
+        "contradict_threshold": (config.contradict_threshold, DEFAULT_CONTRADICT_THRESHOLD),
+        "band_high": (config.band_high, DEFAULT_BAND_HIGH),
+        "band_low": (config.band_low, DEFAULT_BAND_LOW),
     }
     chosen = {k: shipped.get(k, d) if v is None else v for k, (v, d) in given.items()}
     entail = check_threshold("entail_threshold", chosen["entail_threshold"])
     contradict = check_threshold("contradict_threshold", chosen["contradict_threshold"])
-    overlap = check_threshold("contradiction_overlap", contradiction_overlap)
-    if prefilter is None and prefilter_top_k is not None:
-        raise ValueError(E_PREFILTER_TOP_K_ALONE.format(top_k=prefilter_top_k))
+    overlap = check_threshold("contradiction_overlap", config.contradiction_overlap)
+    top_k = config.prefilter_top_k
+    if config.prefilter is None and top_k is not None:
+        raise ValueError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))
     selector = make_prefilter(
-        prefilter,
-        top_k=DEFAULT_PREFILTER_TOP_K if prefilter_top_k is None else prefilter_top_k,
-        model=prefilter_model,
+        config.prefilter,
+        top_k=DEFAULT_PREFILTER_TOP_K if top_k is None else top_k,
+        model=config.prefilter_model,
         keep_overlap=overlap,
     )
     return Parts(
@@ -125,12 +94,12 @@ def load_parts(
         entail_threshold=entail,
         contradict_threshold=contradict,
         bands=BandThresholds(high=chosen["band_high"], low=chosen["band_low"]),
-        limits=Limits() if limits is None else limits,
-        chunk_tokens=chunk_tokens,
-        chunk_overlap=chunk_overlap,
-        sentence_chunks=sentence_chunks,
-        number_check=number_check,
+        limits=Limits() if config.limits is None else config.limits,
+        chunk_tokens=config.chunk_tokens,
+        chunk_overlap=config.chunk_overlap,
+        sentence_chunks=config.sentence_chunks,
+        number_check=config.number_check,
         contradiction_overlap=overlap,
-        early_exit=early_exit,
-        composite=composite,
+        early_exit=config.early_exit,
+        composite=config.composite,
     )

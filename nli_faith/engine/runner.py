@@ -15,7 +15,7 @@ Planning can run in forked worker processes (``n_process``; :mod:`.parallel`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import count, islice
@@ -28,12 +28,12 @@ from nli_faith.engine.decide import (
     with_reference,
 )
 from nli_faith.engine.failures import Failed, describe, error_result
-from nli_faith.engine.infer import NLIMatrix, fill_isolated
+from nli_faith.engine.infer import fill_isolated
 from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import Planned, plan_claims, plan_record, plan_response
 from nli_faith.errors import E_BLOCK_SIZE, E_N_PROCESS
-from nli_faith.records import Record, parse_record
+from nli_faith.records import Record
 from nli_faith.results import FaithfulnessResult
 
 
@@ -183,29 +183,14 @@ class Runner:
             yield from (o.result for o in self.run(pending.get()))
             pending = following
 
-    def matrices(
-        self, records: Sequence[Mapping[str, Any] | Record], progress: bool = False
-    ) -> list[NLIMatrix | Exception]:
-        """The NLI matrices of many records in one model pass; a record that cannot be
-        parsed or scored gets its exception in place."""
-        plans = {}
-        out: dict[int, NLIMatrix | Exception] = {}
-        for k, rec in enumerate(records):
-            try:
-                r = parse_record(rec, limits=self.parts.limits)
-                plans[k] = plan_response(self.parts, r.response, r.context, record=f"record {k}")
-            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
-                out[k] = err
-        out.update(zip(plans, fill_isolated(self.parts, list(plans.values()), progress)))
-        return [out[k] for k in range(len(records))]
-
     # -- the reference pass --------------------------------------------------------------
 
     def check_reference(
         self, results: Sequence[FaithfulnessResult], references: Sequence[str | None]
     ) -> list[FaithfulnessResult]:
         """Label each claim of ``results[k]`` that the context does not support by
-        ``references[k]`` (see ``FaithfulnessScorer.check_reference``), one model pass for all."""
+        ``references[k]``, one model pass for all (see
+        :meth:`~nli_faith.engine.stages.Stages.check_reference`)."""
         todo: list[tuple[int, list[int], int | Exception | None]] = []
         plans = []
         for k, (res, ref) in enumerate(zip(results, references, strict=True)):

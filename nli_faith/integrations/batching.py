@@ -67,23 +67,15 @@ def resolve_scorer(
             raise ValueError(E_SCORER_AND_OPTIONS.format(names=", ".join(extra)))
         if scorer is not None:
             return scorer
-    if config is None:
-        from nli_faith.config import FIELDS, ScorerConfig
+    from nli_faith.config import ScorerConfig
+    from nli_faith.scorer import FaithfulnessScorer
 
-        config = None if set(options) - set(FIELDS) else ScorerConfig(nli_model, **options)
-    if config is not None:
-        key, build = json.dumps(config.to_dict(), sort_keys=True, default=repr), config.build
-    else:  # options a ScorerConfig does not hold (dtype=, spacy_model=, ...)
-        from nli_faith.scorer import FaithfulnessScorer
-
-        key = json.dumps([nli_model, dict(options)], sort_keys=True, default=repr)
-
-        def build() -> FaithfulnessScorer:
-            return FaithfulnessScorer(nli_model, **options)
-
+    if config is None:  # an option that is no field: TypeError, as from the scorer itself
+        config = ScorerConfig(nli_model, **options)
+    key = json.dumps(config.to_dict(), sort_keys=True, default=repr)
     with _lock:
         if key not in _scorers:
-            _scorers[key] = build()
+            _scorers[key] = FaithfulnessScorer.from_config(config)
         return _scorers[key]
 
 

@@ -48,7 +48,8 @@ def passing(
     threshold, the scorer's calibrated decision (``nli-faith calibrate``), if it has one.
     None for an answer with no verifiable claim, or with neither rule."""
     if threshold is None:
-        return None if scorer is None else scorer.passes(result)
+        th = None if scorer is None else scorer.thresholds
+        return None if th is None else th.decision.passes(result)
     value = getattr(result, score_type)
     return None if value is None else value >= threshold
 

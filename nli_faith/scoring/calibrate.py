@@ -1,8 +1,8 @@
 """Calibrate thresholds on the user's own labels: pure functions over cached NLI matrices.
 
-The model runs once per record (:meth:`FaithfulnessScorer.matrix_batch`); every candidate
+The model runs once per record (``scorer.stages.matrices_of``); every candidate
 threshold is then tried by re-aggregating the cached matrices with the scorer's own
-:meth:`~nli_faith.scorer.FaithfulnessScorer.aggregate`, so verdicts follow exactly the rule
+:meth:`~nli_faith.engine.stages.Stages.aggregate`, so verdicts follow exactly the rule
 the scorer applies when it is used.
 
 What is calibrated (see ``README.md``, "Calibrate on your own labels"):
@@ -199,7 +199,7 @@ def calibrate(
     """Choose thresholds on a seeded half of labelled records; report on the other half.
 
     ``matrices[i]`` is record ``i``'s NLI matrix, ``labels[i]`` 1 (faithful) or 0;
-    ``aggregate(matrix, **{knob: value})`` gives its result (the scorer's ``aggregate``).
+    ``aggregate(matrix, **{knob: value})`` gives its result (``scorer.stages.aggregate``).
     With ``calibrate_judge_bands`` the judge's bands are chosen too (module doc), at
     ``target_agreement`` over ``band_grid`` (default
     :data:`~nli_faith.scoring.band_calibration.BAND_GRID`).

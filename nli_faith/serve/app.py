@@ -112,7 +112,14 @@ def require_key(request: Request, service: ServiceDep) -> None:
 
 def default_scorer_factory(settings: ServeSettings) -> Callable[[], Any]:
     """Build the scorer of ``settings.scorer`` (with the service's limits)."""
-    return settings.scorer_config().build
+    config = settings.scorer_config()
+
+    def build() -> Any:
+        from nli_faith.scorer import FaithfulnessScorer
+
+        return FaithfulnessScorer.from_config(config)
+
+    return build
 
 
 def create_app(
@@ -325,9 +332,9 @@ async def _score(service: Service, settings: ServeSettings, records: list) -> li
 
 def _gate(row: dict[str, Any], service: Service, result: Any) -> None:
     """With calibrated thresholds, the record's ``faithful`` decision (as the CLI gives it)."""
-    scorer = service.batcher.scorer
-    if getattr(scorer, "thresholds", None) is not None:
-        row["faithful"] = scorer.passes(result)
+    thresholds = getattr(service.batcher.scorer, "thresholds", None)
+    if thresholds is not None:
+        row["faithful"] = thresholds.decision.passes(result)
 
 
 def _rid(request: Request) -> str:

@@ -34,11 +34,13 @@ SETUPS: dict[str, dict[str, Any]] = {
 def _matrices(scorer, records: list[dict]) -> list:
     """The NLI matrices of ``records`` scored together, exactly as ``score_batch`` builds
     them (one plan per record, every pair of the group in one model pass)."""
-    return scorer.matrices([scorer.plan(r["response"], r["context"]) for r in records])
+    return scorer.stages.matrices(
+        [scorer.stages.plan(r["response"], r["context"]) for r in records]
+    )
 
 
 def _verdicts(scorer, m) -> list[str]:
-    return [c.verdict for c in scorer.aggregate(m).claims]
+    return [c.verdict for c in scorer.stages.aggregate(m).claims]
 
 
 def measure(

@@ -1,0 +1,126 @@
+"""The facade stays small: a handful of methods, one configuration, the old names forwarded."""
+
+import dataclasses
+import inspect
+
+import numpy as np
+import pytest
+
+from nli_faith.config import FIELDS, ScorerConfig
+from nli_faith.moved import MOVED
+from nli_faith.records import Limits
+from nli_faith.scorer import FaithfulnessScorer
+
+CONTEXT = ["The Eiffel Tower is located in Paris. It was completed in 1889.", "It is 330 m."]
+ANSWER = "The tower is in Paris. It was finished in 1889."
+
+
+def _public_methods(cls: type) -> set[str]:
+    """Names of the public functions, class and static methods defined on ``cls``."""
+    kinds = (classmethod, staticmethod)
+    return {
+        name
+        for name, value in vars(cls).items()
+        if not name.startswith("_") and (inspect.isfunction(value) or isinstance(value, kinds))
+    }
+
+
+def test_the_facade_has_a_handful_of_public_methods():
+    methods = _public_methods(FaithfulnessScorer)
+    assert methods == {
+        "score",
+        "score_batch",
+        "score_stream",
+        "close",
+        "guardrail",
+        "from_thresholds",
+        "from_config",
+    }
+    assert not any(hasattr(FaithfulnessScorer, name) for name in MOVED)  # no methods
+
+
+def test_keyword_options_and_config_fields_are_the_same():
+    params = inspect.signature(FaithfulnessScorer.__init__).parameters
+    options = {name: p.default for name, p in params.items() if name != "self"}
+    assert tuple(options) == FIELDS  # same names, same order
+    for f in dataclasses.fields(ScorerConfig):
+        if f.default_factory is not dataclasses.MISSING:  # limits: None is Limits()
+            assert options[f.name] is None and f.default_factory() == Limits()
+        else:
+            assert options[f.name] == f.default, f.name
+    from nli_faith.engine.parts import load_parts
+
+    assert list(inspect.signature(load_parts).parameters) == ["config"]
+
+
+def _same_matrix(a, b) -> None:
+    assert [c.text for c in a.claims] == [c.text for c in b.claims]
+    assert [c.text for c in a.chunks] == [c.text for c in b.chunks]
+    np.testing.assert_array_equal(a.mask, b.mask)
+    np.testing.assert_array_equal(a.probs, b.probs)
+
+
+def _old(scorer, name):
+    """The old attribute, checking that it warns, names its new spelling and the caller."""
+    with pytest.warns(DeprecationWarning, match=f"use scorer.{MOVED[name][0].split('(')[0]}") as w:
+        attr = getattr(scorer, name)
+    assert w[0].filename == __file__
+    return attr
+
+
+def test_old_names_warn_and_give_what_the_stages_give(tiny_scorer):
+    stages = tiny_scorer.stages
+    claims = stages.claims(ANSWER)
+    assert [c.text for c in _old(tiny_scorer, "claims")(ANSWER)] == [c.text for c in claims]
+    old_chunks = _old(tiny_scorer, "chunk")(CONTEXT, claims)
+    assert [c.text for c in old_chunks] == [c.text for c in stages.chunks(CONTEXT, claims)]
+    plan = stages.plan(ANSWER, CONTEXT)
+    np.testing.assert_array_equal(_old(tiny_scorer, "plan")(ANSWER, CONTEXT).mask, plan.mask)
+    (m,) = stages.matrices([plan])
+    _same_matrix(_old(tiny_scorer, "matrices")([plan])[0], m)
+    _same_matrix(_old(tiny_scorer, "matrix")(ANSWER, CONTEXT), m)
+    bad = {"response": None, "context": "x"}
+    good, failed = _old(tiny_scorer, "matrix_batch")(
+        [{"response": ANSWER, "context": CONTEXT}, bad]
+    )
+    _same_matrix(good, m)
+    assert "'response' is null" in str(failed)
+    assert stages.aggregate(m) == tiny_scorer.score(ANSWER, CONTEXT)  # the whole pipeline
+    result = stages.aggregate(m, entail_threshold=0.2)
+    assert _old(tiny_scorer, "aggregate")(m, entail_threshold=0.2) == result
+    refs = ["The tower was completed in 1889."]
+    checked = stages.check_reference([result], refs)
+    assert _old(tiny_scorer, "check_reference")([result], refs) == checked
+    assert checked[0].hallucination_rate is not None
+    assert _old(tiny_scorer, "passes")(result) is None  # no thresholds: no gate
+    with pytest.raises(AttributeError, match="no attribute 'matrixx'"):
+        tiny_scorer.matrixx  # noqa: B018
+
+
+def test_thresholds_keyword_config_and_from_thresholds_agree(bundled_thresholds):
+    by_keyword = FaithfulnessScorer(device="cpu", thresholds=bundled_thresholds)
+    by_config = FaithfulnessScorer.from_config(
+        ScorerConfig(device="cpu", thresholds=str(bundled_thresholds))
+    )
+    explicit = FaithfulnessScorer.from_thresholds(
+        bundled_thresholds, device="cpu", entail_threshold=0.7
+    )
+    # the file's options fill the options left None; one given explicitly wins
+    assert by_keyword.entail_threshold == by_config.entail_threshold == 0.6
+    assert explicit.entail_threshold == 0.7 and explicit.contradict_threshold == 0.6
+    response = "The tower is in Paris. It is 500 metres tall."
+    r = by_keyword.score(response, CONTEXT)
+    gate = by_keyword.thresholds.decision
+    assert r.strict is not None and gate.passes(r) is (r.strict >= 0.6)  # the file's gate
+    assert _old(by_keyword, "passes")(r) is gate.passes(r)
+    assert by_config.score(response, CONTEXT) == r
+
+
+def test_config_build_is_deprecated_and_builds_the_same_scorer(tiny_model_dir):
+    config = ScorerConfig(str(tiny_model_dir), device="cpu", chunk_tokens=64, composite=False)
+    with pytest.warns(DeprecationWarning, match="FaithfulnessScorer.from_config"):
+        built = config.build()
+    scorer = FaithfulnessScorer.from_config(config)
+    assert (built.chunk_tokens, built.composite) == (scorer.chunk_tokens, scorer.composite)
+    assert (scorer.chunk_tokens, scorer.composite) == (64, False)
+    assert built.score(ANSWER, CONTEXT) == scorer.score(ANSWER, CONTEXT)
