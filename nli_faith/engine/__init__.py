@@ -7,6 +7,8 @@
 * :mod:`.runner`: streams records through the three stages in blocks (workers optional);
   ``FaithfulnessScorer.score`` / ``score_batch`` / ``score_stream``, the server's micro-batcher
   and the other shells all go through it.
+* :mod:`.stages`: plan, infer and decide one step at a time (``scorer.stages``), for callers
+  that batch or re-aggregate themselves (calibration).
 
 :class:`Parts` holds what the stages share: the loaded parts (claim splitter, NLI model,
 pre-filter) and the settings. The stages use the verdict rules, scores and masks of
@@ -19,6 +21,7 @@ from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import Plan, Planned
 from nli_faith.engine.runner import Runner
+from nli_faith.engine.stages import Stages
 
 __all__ = [
     "Failed",
@@ -27,6 +30,7 @@ __all__ = [
     "Plan",
     "Planned",
     "Runner",
+    "Stages",
     "aggregate",
     "error_result",
 ]
