@@ -122,8 +122,9 @@ def test_guardrail_flag_and_explicit_options_merge(monkeypatch, argv, expected):
     seen: dict = {}
 
     class Recorder:
-        def __init__(self, model, **options):
-            seen.update(options)
+        @classmethod
+        def from_config(cls, config):
+            seen.update(config.options())
             raise ValueError("recorded")
 
     monkeypatch.setattr(scorer, "FaithfulnessScorer", Recorder)
@@ -156,8 +157,9 @@ def test_band_flags_reach_the_scorer(monkeypatch):
     seen: dict = {}
 
     class Recorder:
-        def __init__(self, model, **options):
-            seen.update(options)
+        @classmethod
+        def from_config(cls, config):
+            seen.update(config.options())
             raise ValueError("recorded")
 
     monkeypatch.setattr(scorer, "FaithfulnessScorer", Recorder)
