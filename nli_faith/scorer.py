@@ -1,12 +1,9 @@
 """``FaithfulnessScorer``: claims -> chunks -> NLI matrix -> verdicts -> scores.
 
 The public facade over :mod:`nli_faith.engine`: it builds the one typed configuration
-(:class:`~nli_faith.config.ScorerConfig`) from its keyword options, loads the engine's parts
-from it and hands every call to the engine's runner. ``score``, ``score_batch`` and
-``score_stream`` run the whole pipeline; ``scorer.stages``
-(:class:`~nli_faith.engine.stages.Stages`) gives its steps one at a time: the NLI matrix
-(:class:`NLIMatrix`) is the expensive part and is built once, and verdicts and scores are
-cheap reductions over it, so thresholds can be changed without running the model again.
+(:class:`~nli_faith.config.ScorerConfig`) from its keyword options, loads the engine's
+parts from it and hands every call to the engine's runner (``scorer.stages``: the steps
+one at a time).
 """
 
 from __future__ import annotations
@@ -103,11 +100,9 @@ class FaithfulnessScorer:
         prefilter_model: sentence-transformers model for ``prefilter="embedding"``.
         early_exit: score each claim against its most promising sentence first, and its
             other chunks only if that sentence does not support it (default False). The
-            verdicts are those of scoring every pair; a supported claim's ``p_entail``
-            (and so the soft score) and evidence may come from a lesser chunk, and its
-            matrix cannot be re-aggregated with a higher ``entail_threshold``. With torch
-            the two rounds batch pairs differently, so probabilities can move by padding
-            noise (~1e-6 in fp32, more in bf16) and a claim right at a threshold could flip.
+            verdicts are those of scoring every pair (up to padding noise with torch); a
+            supported claim's ``p_entail`` and evidence may come from a lesser chunk, and
+            its matrix cannot be re-aggregated with a higher ``entail_threshold``.
         composite: also score each claim against a composite premise: its best few
             sentences from all documents joined in document order (default True; see
             :mod:`nli_faith.scoring.composite`), for support spread over sentences or
@@ -118,10 +113,8 @@ class FaithfulnessScorer:
         band_low: an ``idk`` is settled as ``not_found`` when no chunk's entailment or
             contradiction reaches this (default 0.3). Claims in neither band are
             ``uncertain``: the ones worth sending to an LLM judge (``nli_faith.judge``).
-            The defaults were chosen on a design half of human claim labels
-            (``python -m benchmarks.cascade``). With ``early_exit`` a supported claim's
-            entailment may come from a lesser chunk, so it can be ``uncertain`` where the
-            full scan would settle it (more escalation, never less).
+            With ``early_exit`` a supported claim can be ``uncertain`` where the full
+            scan would settle it (more escalation, never less).
         limits: resource limits on one record (:class:`~nli_faith.records.Limits`: response
             and context characters, documents, claims after splitting); default ``Limits()``.
             A record past one is refused with an error naming the field and the limit:
