@@ -24,16 +24,12 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits
-
-if TYPE_CHECKING:  # pragma: no cover
-    from nli_faith.scorer import FaithfulnessScorer
 
 #: Default largest chunk, in tokens: long enough for several sentences, short
 #: enough to stay close to the premise lengths the bundled model was trained on.
@@ -92,19 +88,6 @@ class ScorerConfig:
         """This configuration with ``options`` (a thresholds file's) in the fields it
         leaves ``None``; a name that is no field is a ``TypeError``."""
         return replace(self, **{k: v for k, v in options.items() if getattr(self, k, None) is None})
-
-    def build(self) -> FaithfulnessScorer:
-        """Deprecated: ``FaithfulnessScorer.from_config(config)``."""
-        warnings.warn(
-            "ScorerConfig.build() is deprecated; use FaithfulnessScorer.from_config(config)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        # the one import of the facade from here, for this deprecated method only
-        # (ignored by the layering contract in pyproject.toml until it is removed)
-        from nli_faith.scorer import FaithfulnessScorer
-
-        return FaithfulnessScorer.from_config(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

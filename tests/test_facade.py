@@ -116,11 +116,9 @@ def test_thresholds_keyword_config_and_from_thresholds_agree(bundled_thresholds)
     assert by_config.score(response, CONTEXT) == r
 
 
-def test_config_build_is_deprecated_and_builds_the_same_scorer(tiny_model_dir):
+def test_from_config_builds_the_scorer_the_configuration_describes(tiny_model_dir):
     config = ScorerConfig(str(tiny_model_dir), device="cpu", chunk_tokens=64, composite=False)
-    with pytest.warns(DeprecationWarning, match="FaithfulnessScorer.from_config"):
-        built = config.build()
     scorer = FaithfulnessScorer.from_config(config)
-    assert (built.chunk_tokens, built.composite) == (scorer.chunk_tokens, scorer.composite)
     assert (scorer.chunk_tokens, scorer.composite) == (64, False)
-    assert built.score(ANSWER, CONTEXT) == scorer.score(ANSWER, CONTEXT)
+    same = FaithfulnessScorer(str(tiny_model_dir), device="cpu", chunk_tokens=64, composite=False)
+    assert same.score(ANSWER, CONTEXT) == scorer.score(ANSWER, CONTEXT)
