@@ -142,7 +142,7 @@ class RagPairMaker:
         self.nlp.enable_pipe("senter") if "senter" in self.nlp.disabled else None
 
     def chunks(self, doc: SourceDoc) -> list[Chunk]:
-        return self.scorer.chunk(list(doc.context), [_TYPICAL_CLAIM])
+        return self.scorer.stages.chunks(list(doc.context), [_TYPICAL_CLAIM])
 
     def make(
         self, docs: Iterable[SourceDoc], *, seed: int = 21, per_doc: int = 3
