@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from .harness import DEFAULT_DATA_DIR, Outcome
-from .quality_ab import BUNDLED, REPO, import_before
+from .quality_ab import BUNDLED, REPO, import_before, pairs_scored
 from .speed_common import CpuMonitor, percentile, timed
 from .speed_inputs import guardrail_requests
 
@@ -129,7 +129,7 @@ def _interleaved(args, reqs: list) -> tuple[dict, dict, dict]:
             verdicts[name].extend(c.verdict for c in res.claims)
     pairs = {
         name: [
-            int(sc.stages.matrices([sc.stages.plan(r["response"], r["context"])])[0].mask.sum())
+            pairs_scored(sc, r["response"], r["context"])
             for r in reqs[args.warmup : args.warmup + 40]
         ]
         for name, sc in scorers.items()
@@ -180,10 +180,7 @@ def _worker(args) -> int:
         t, res = timed(lambda: sc.score(r["response"], r["context"]))  # noqa: B023
         lat.append(1000 * t)
         verdicts.extend(c.verdict for c in res.claims)
-    pairs = [
-        int(sc.stages.matrices([sc.stages.plan(r["response"], r["context"])])[0].mask.sum())
-        for r in block
-    ]
+    pairs = [pairs_scored(sc, r["response"], r["context"]) for r in block]
     args.worker_out.write_text(json.dumps({"lat": lat, "verdicts": verdicts, "pairs": pairs}))
     return 0
 

@@ -53,6 +53,16 @@ METRICS = ("balanced_accuracy", "roc_auc")
 KEYS = ("strict", "lenient", "soft")
 
 
+def pairs_scored(scorer, response: str, context) -> int:
+    """The (claim, chunk) pairs the model scores for one request: through this library's
+    stages, or the ``matrix`` method of an older checkout's scorer."""
+    if hasattr(scorer, "stages"):
+        m = scorer.stages.matrices([scorer.stages.plan(response, context)])[0]
+    else:
+        m = scorer.matrix(response, context)
+    return int(m.mask.sum())
+
+
 def import_before(src: Path):
     """The older library's ``FaithfulnessScorer``, imported as ``nli_faith_before``."""
     tmp = Path(tempfile.mkdtemp(prefix="nli_faith_before_"))
