@@ -32,7 +32,7 @@ def test_list_and_section_markers_are_not_quantities():
 
 import pytest  # noqa: E402
 
-from nli_faith.rules.numbers import quantity_mismatch_mask, quantity_support_mask  # noqa: E402
+from nli_faith.rules.numbers import quantity_mismatch_mask  # noqa: E402
 from nli_faith.text.align import align_premise  # noqa: E402
 from nli_faith.text.equivalence import equivalent  # noqa: E402
 from nli_faith.text.quantities import extract_quantities  # noqa: E402
@@ -114,7 +114,7 @@ def test_a_different_id_or_year_never_counts_as_a_differing_value():
     chunks = ["The iPhone 14 costs $799.", "The rule is in Section 5.1.", "It opened in 2018."]
     assert not quantity_mismatch_mask(claims, chunks).any()
     # ...but a chunk still has to state the same id to support the claim
-    assert not quantity_support_mask(claims, chunks).diagonal().any()
+    assert not number_support_mask(claims, chunks).diagonal().any()
 
 
 def test_a_differing_value_of_the_same_quantity_is_a_mismatch_only_on_the_same_topic():
@@ -127,7 +127,7 @@ def test_a_differing_value_of_the_same_quantity_is_a_mismatch_only_on_the_same_t
         "The device is covered.",  # no quantity of that unit
     ]
     assert quantity_mismatch_mask(claim, chunks).tolist() == [[True, False, False, False, False]]
-    assert quantity_support_mask(claim, chunks).tolist() == [[False, True, False, True, False]]
+    assert number_support_mask(claim, chunks).tolist() == [[False, True, False, True, False]]
 
 
 def test_align_rewrites_equivalent_quantities_and_abbreviations_only():

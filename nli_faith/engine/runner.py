@@ -126,12 +126,9 @@ class Runner:
             return outcomes
         checked = self.check_reference([o.result for o in outcomes], refs)
         for k, (o, r) in enumerate(zip(outcomes, checked)):
-            if r is not o.result and r.error is not None:
-                outcomes[k] = dataclasses.replace(
-                    o, result=r, failure=Failed(r.error, r.error, False)
-                )
-            elif r is not o.result:
-                outcomes[k] = dataclasses.replace(o, result=r)
+            if r is not o.result:  # the reference pass labelled it, or failed on it
+                failure = o.failure if r.error is None else Failed(r.error, r.error, False)
+                outcomes[k] = dataclasses.replace(o, result=r, failure=failure)
         return outcomes
 
     def score_record(self, rec: Record) -> FaithfulnessResult:

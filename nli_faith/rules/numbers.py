@@ -20,21 +20,14 @@ MISMATCH_MIN_SHARE = 0.5
 
 
 def number_support_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
-    """``mask[i, j]`` is True unless claim ``i`` states a number that chunk ``j`` lacks.
-
-    A chunk that never mentions "36" cannot support "thirty-six months",
-    however close its wording. Equivalent forms count (:func:`quantity_support_mask`):
-    "72 hours" supports "three days".
-    """
-    return quantity_support_mask(claims, chunks)
-
-
-def quantity_support_mask(claims: list[str], chunks: list[str]) -> np.ndarray:
     """``mask[i, j]`` is True unless claim ``i`` states a quantity that chunk ``j`` does not
-    state in an equivalent form (see :func:`equivalent`).
+    state in an equivalent form (see :func:`~nli_faith.text.equivalence.equivalent`).
+
+    A chunk that never mentions "36" cannot support "thirty-six months", however close
+    its wording; "72 hours" supports "three days".
 
     Example:
-        >>> quantity_support_mask(["It ships within three days."],
+        >>> number_support_mask(["It ships within three days."],
         ...                       ["It ships within 72 hours.", "It ships in 5 days."]).tolist()
         [[True, False]]
     """
