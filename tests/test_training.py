@@ -155,3 +155,22 @@ def test_distractor_copies_keep_their_label():
     for p in padded:
         orig = by_hyp[p.hypothesis]
         assert p.label == orig.label and orig.premise in p.premise and p.premise != orig.premise
+
+
+def test_a_hypothesis_longer_than_max_length_is_dropped_not_fatal(tmp_path, tiny_model_dir):
+    from nli_faith.cli import main
+
+    rows = [{"premise": p, "hypothesis": h, "label": lab} for p, h, lab in PAIRS] * 2
+    long_claim = " ".join(["the committee approved the annual budget"] * 20)
+    rows.append({"premise": "The committee met.", "hypothesis": long_claim, "label": "neutral"})
+    train = write_jsonl(tmp_path / "train.jsonl", rows)
+    out = tmp_path / "run"
+    args = [
+        "train", "--base-model", str(tiny_model_dir), "--train", str(train), "-o", str(out),
+        "--batch-size", "8", "--max-steps", "2", "--max-length", "48", "--device", "cpu",
+    ]  # fmt: skip
+    assert main(args) == 0
+    summary = json.loads((out / "train_summary.json").read_text())
+    key = "rows whose hypothesis alone exceeds max_length (dropped)"
+    assert summary["rows_by_file"][key] == 1
+    assert summary["rows_total"] == len(rows) - 1

@@ -76,6 +76,18 @@ def train(cfg: TrainConfig) -> dict:
 
     base = resolve_model(cfg.base_model).path  # a registry name, a local folder or a hub id
     tokenizer = AutoTokenizer.from_pretrained(base)
+    rows, teacher, dropped = _fitting(rows, teacher, tokenizer, cfg.max_length)
+    if dropped:
+        counts["rows whose hypothesis alone exceeds max_length (dropped)"] = dropped
+        logger.warning(
+            "%d of %d training rows dropped: the hypothesis alone exceeds max_length %d",
+            dropped,
+            len(rows) + dropped,
+            cfg.max_length,
+        )
+    dev_rows, _, dev_dropped = _fitting(dev_rows, None, tokenizer, cfg.max_length)
+    if dev_dropped:
+        counts["dev rows whose hypothesis alone exceeds max_length (dropped)"] = dev_dropped
 
     def encode(part: list[NLIExample], soft=None) -> list[dict]:
         if not part:
@@ -231,3 +243,21 @@ def evaluate_model(model_dir: Path, cfg: TrainConfig, held_path: Path | None) ->
     (out / "eval.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
     (out / "eval.md").write_text(to_markdown(results), encoding="utf-8")
     return results
+
+
+def _fitting(rows: list, teacher, tokenizer, max_length: int) -> tuple[list, object, int]:
+    """Rows whose hypothesis leaves room for some premise within ``max_length`` tokens.
+
+    The premise is what truncation cuts; a hypothesis that fills the whole window on its own
+    cannot be paired with any premise, so its row is dropped (and counted) rather than failing
+    the run. ``teacher`` (an array aligned with ``rows``, or None) is filtered alike.
+    """
+    if not rows:
+        return rows, teacher, 0
+    special = tokenizer.num_special_tokens_to_add(pair=True)
+    lengths = tokenizer([r.hypothesis for r in rows], add_special_tokens=False)["input_ids"]
+    keep = [i for i, ids in enumerate(lengths) if len(ids) + special < max_length]
+    if len(keep) == len(rows):
+        return rows, teacher, 0
+    kept_teacher = None if teacher is None else teacher[keep]
+    return [rows[i] for i in keep], kept_teacher, len(rows) - len(keep)
