@@ -77,17 +77,15 @@ def train(cfg: TrainConfig) -> dict:
     base = resolve_model(cfg.base_model).path  # a registry name, a local folder or a hub id
     tokenizer = AutoTokenizer.from_pretrained(base)
     rows, teacher, dropped = _fitting(rows, teacher, tokenizer, cfg.max_length)
-    if dropped:
-        counts["rows whose hypothesis alone exceeds max_length (dropped)"] = dropped
-        logger.warning(
-            "%d of %d training rows dropped: the hypothesis alone exceeds max_length %d",
-            dropped,
-            len(rows) + dropped,
-            cfg.max_length,
-        )
     dev_rows, _, dev_dropped = _fitting(dev_rows, None, tokenizer, cfg.max_length)
-    if dev_dropped:
-        counts["dev rows whose hypothesis alone exceeds max_length (dropped)"] = dev_dropped
+    for part, n, total in (("training", dropped, len(rows)), ("dev", dev_dropped, len(dev_rows))):
+        if n:
+            name = "rows" if part == "training" else "dev rows"
+            counts[f"{name} whose hypothesis alone exceeds max_length (dropped)"] = n
+            logger.warning(
+                "%d of %d %s rows dropped: the hypothesis alone exceeds max_length %d",
+                n, total + n, part, cfg.max_length,
+            )  # fmt: skip
 
     def encode(part: list[NLIExample], soft=None) -> list[dict]:
         if not part:
