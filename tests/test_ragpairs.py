@@ -27,6 +27,17 @@ DOCS = [
             "through Egypt.",
         ),
     ),
+    SourceDoc(  # a web page that repeats its own steps: cutting one copy leaves the other
+        "c",
+        "QA",
+        (
+            "Preheat the oven to 450 degrees and season the salmon with salt. Place the salmon "
+            "skin side down on a baking sheet. Bake the salmon for about 12 to 15 minutes. "
+            "Directions. Preheat the oven to 450 degrees and season the salmon with salt. Place "
+            "the salmon skin side down on a baking sheet. Bake the salmon for about 12 to 15 "
+            "minutes.",
+        ),
+    ),
 ]
 
 
@@ -46,8 +57,8 @@ def test_labels_follow_how_the_pair_was_made(pairs):
     for p in made:
         if p.kind == "rag_support":  # the claim (or its main clause) is in the premise
             assert p.hypothesis.rstrip(".") in p.premise
-        if p.kind == "rag_removed":  # the claim's sentence was cut out of the window
-            assert p.hypothesis.rstrip(".") not in p.premise
+        if p.kind in ("rag_removed", "rag_nearest"):  # no copy of the claim is left
+            assert p.hypothesis.rstrip(".").lower() not in p.premise.lower()
         if p.label == "contradiction":  # one change away from a sentence of the premise
             assert p.hypothesis not in p.premise
     assert made == RagPairMaker.make(pairs[1], DOCS * 3, seed=3, per_doc=4)  # seeded

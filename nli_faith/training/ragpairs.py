@@ -91,6 +91,20 @@ def _without(window: Chunk, sent: Chunk, doc: str) -> str:
     return " ".join((text[:a] + " " + text[b:]).split())
 
 
+def _flat(text: str) -> str:
+    return " ".join(_WORD_RE.findall(text.lower()))
+
+
+def _still_said(rest: str, *texts: str) -> bool:
+    """Whether the premise left after a cut still holds one of the texts word for word.
+
+    Web passages often repeat themselves (a recipe's steps twice, a page's text after its
+    summary): cutting one copy of a sentence leaves the other, and the pair is no negative.
+    """
+    flat = f" {_flat(rest)} "
+    return any(_flat(t) and f" {_flat(t)} " in flat for t in texts)
+
+
 def _main_clause(sentence: str) -> str | None:
     """The sentence up to its first comma, when that is a claim of its own (>= 6 words)."""
     head = sentence.split(", ", 1)[0]
@@ -185,7 +199,8 @@ class RagPairMaker:
         if not (_is_prose(window, text) and _is_prose(sent, text)):
             pass  # a record's field may be restated elsewhere in the window: no neutral
         elif len((rest := _without(window, sent, text)).split()) >= 5 and rng.random() < 0.7:
-            out.append(SyntheticPair(rest, short or claim, "neutral", "rag_removed", src))
+            if not _still_said(rest, sent.text, short or claim):
+                out.append(SyntheticPair(rest, short or claim, "neutral", "rag_removed", src))
         else:
             near = self._nearest(claim, sent, sents)
             if near is not None:
@@ -212,7 +227,7 @@ class RagPairMaker:
         words = _words(claim)
         best, best_score = None, 0.0
         for s in sents:
-            if s is sent or s.text == sent.text:
+            if s is sent or _flat(s.text) == _flat(sent.text):
                 continue
             other = _words(s.text)
             if not other:
@@ -265,6 +280,6 @@ class RagPairMaker:
         else:
             drop = b if keep is a else a
             alone = _without(w, drop, doc.context[w.doc_index])
-        if len(alone.split()) >= 5:
+        if len(alone.split()) >= 5 and not _still_said(alone, (b if keep is a else a).text):
             out.append(SyntheticPair(alone, fused, "neutral", kind + "_half", src))
         return out
