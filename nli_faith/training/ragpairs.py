@@ -224,10 +224,10 @@ class RagPairMaker:
     @staticmethod
     def _nearest(claim: str, sent: Chunk, sents: Sequence[Chunk]) -> Chunk | None:
         """The other sentence closest to the claim in words, unless it nearly repeats it."""
-        words = _words(claim)
+        words, same = _words(claim), _flat(sent.text)
         best, best_score = None, 0.0
         for s in sents:
-            if s is sent or _flat(s.text) == _flat(sent.text):
+            if s is sent or _flat(s.text) == same:
                 continue
             other = _words(s.text)
             if not other:
@@ -275,11 +275,8 @@ class RagPairMaker:
         fused = join_claims([ta, tb])
         out.append(SyntheticPair(premise, fused, "entailment", kind, src))
         keep = rng.choice([a, b])
-        if across:
-            alone = keep.text
-        else:
-            drop = b if keep is a else a
-            alone = _without(w, drop, doc.context[w.doc_index])
-        if len(alone.split()) >= 5 and not _still_said(alone, (b if keep is a else a).text):
+        drop = b if keep is a else a
+        alone = keep.text if across else _without(w, drop, doc.context[w.doc_index])
+        if len(alone.split()) >= 5 and not _still_said(alone, drop.text):
             out.append(SyntheticPair(alone, fused, "neutral", kind + "_half", src))
         return out

@@ -78,9 +78,11 @@ def train(cfg: TrainConfig) -> dict:
     tokenizer = AutoTokenizer.from_pretrained(base)
     rows, teacher, dropped = _fitting(rows, teacher, tokenizer, cfg.max_length)
     dev_rows, _, dev_dropped = _fitting(dev_rows, None, tokenizer, cfg.max_length)
-    for part, n, total in (("training", dropped, len(rows)), ("dev", dev_dropped, len(dev_rows))):
+    for part, name, n, total in (
+        ("training", "rows", dropped, len(rows)),
+        ("dev", "dev rows", dev_dropped, len(dev_rows)),
+    ):
         if n:
-            name = "rows" if part == "training" else "dev rows"
             counts[f"{name} whose hypothesis alone exceeds max_length (dropped)"] = n
             logger.warning(
                 "%d of %d %s rows dropped: the hypothesis alone exceeds max_length %d",
