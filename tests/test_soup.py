@@ -1,4 +1,4 @@
-"""Weight interpolation of two models (``python -m nli_faith.training.soup``)."""
+"""Weight averaging of models (``python -m nli_faith.training.soup``)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,25 @@ import pytest
 from nli_faith.training import soup
 
 
+def _shifted(tmp_path, source, name, shift):
+    """A copy of the model in ``source`` whose every float weight is ``shift`` higher."""
+    from safetensors.torch import load_file, save_file
+
+    out = tmp_path / name
+    shutil.copytree(source, out)
+    weights = load_file(str(out / "model.safetensors"))
+    save_file(
+        {k: (v + shift if v.is_floating_point() else v) for k, v in weights.items()},
+        str(out / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
+    return out
+
+
 @pytest.fixture
 def two_models(tmp_path, tiny_model_dir):
     """The tiny model and a copy whose every float weight is 1.0 higher."""
-    from safetensors.torch import load_file, save_file
-
-    b = tmp_path / "b"
-    shutil.copytree(tiny_model_dir, b)
-    weights = load_file(str(b / "model.safetensors"))
-    save_file(
-        {k: (v + 1.0 if v.is_floating_point() else v) for k, v in weights.items()},
-        str(b / "model.safetensors"),
-        metadata={"format": "pt"},
-    )
-    return tiny_model_dir, b
+    return tiny_model_dir, _shifted(tmp_path, tiny_model_dir, "b", 1.0)
 
 
 def test_a_weight_mixes_every_float_tensor(tmp_path, two_models):
@@ -46,6 +51,21 @@ def test_a_weight_mixes_every_float_tensor(tmp_path, two_models):
 
     probs = NLIModel(str(out), device="cpu").predict([("The sky is blue.", "It is blue.")])
     assert probs.shape == (1, 3) and abs(float(probs.sum()) - 1.0) < 1e-5
+
+
+def test_several_fine_tuned_models_are_averaged_before_the_weight_applies(tmp_path, tiny_model_dir):
+    from safetensors.torch import load_file
+
+    a = tiny_model_dir
+    b, c = _shifted(tmp_path, a, "b", 1.0), _shifted(tmp_path, a, "c", 3.0)
+    out = tmp_path / "soup"
+    assert soup.main([str(a), str(b), str(c), "-o", str(out), "--weight", "0.5"]) == 0
+    wa, mixed = load_file(str(a / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    # the fine-tuned pair averages to a + 2; half of that shift is kept
+    for name, t in wa.items():
+        if t.is_floating_point():
+            assert (mixed[name] - t - 1.0).abs().max() < 1e-5, name
+    assert json.loads((out / "soup.json").read_text())["model_b"] == [str(b), str(c)]
 
 
 def test_the_grid_keeps_the_weight_with_the_best_development_accuracy(tmp_path, two_models):

@@ -1,16 +1,18 @@
-"""Weight interpolation of two fine-tuned NLI models (a "model soup", WiSE-FT style).
+"""Weight averaging of fine-tuned NLI models (a "model soup", WiSE-FT style).
 
 A model fine-tuned on task-shaped pairs gains on the task and forgets some of what its
 start knew; averaging its weights with the start's, ``(1 - w) * A + w * B``, often keeps
-most of both. ``--grid`` tries several weights and keeps the one with the best mean
-accuracy over development files carved from the *training* data (never evaluation sets):
+most of both. With several fine-tuned models (each fine-tuned from the same start on a
+different mix), ``B`` is their uniform average, a "uniform soup". ``--grid`` tries several
+weights and keeps the one with the best mean accuracy over development files carved from
+the *training* data (never evaluation sets):
 
 ```bash
-python -m nli_faith.training.soup default runs/rag/model -o runs/soup \\
+python -m nli_faith.training.soup default runs/rag/model runs/long/model -o runs/soup \\
   --grid 0 0.25 0.5 0.75 1 --dev mix/dev_select.jsonl mix2/dev_confusions.jsonl
 ```
 
-Both models must share an architecture and a tokenizer (the second is fine-tuned from
+All models must share an architecture and a tokenizer (the fine-tuned ones start from
 the first). The output folder holds the averaged fp16 or fp32 weights, the first model's
 config and tokenizer, and ``soup.json`` (the weights tried and their development figures).
 """
@@ -53,6 +55,15 @@ def interpolate(a: dict, b: dict, weight: float) -> dict:
     return out
 
 
+def average(models: list[dict]) -> dict:
+    """The uniform average of several models' weights (the first model's non-float tensors)."""
+    out = models[0]
+    for i, other in enumerate(models[1:], start=2):
+        # the running mean of i models: (i - 1) / i of the first i - 1, 1 / i of the i-th
+        out = interpolate(out, other, 1.0 / i)
+    return out
+
+
 def write_model(source: Path, weights: dict, out: Path, *, fp16: bool = False) -> None:
     """Save ``weights`` with the config and tokenizer of ``source`` into ``out``."""
     import torch
@@ -82,7 +93,9 @@ def dev_accuracy(model_dir: Path, files: list[Path], *, batch_size: int = 32) ->
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m nli_faith.training.soup", description=__doc__)
     ap.add_argument("model_a", help="the start (registry name or folder)")
-    ap.add_argument("model_b", help="the fine-tuned model (folder)")
+    ap.add_argument(
+        "model_b", nargs="+", help="the fine-tuned model(s) (folders); several are averaged"
+    )
     ap.add_argument("-o", "--output", type=Path, required=True)
     ap.add_argument("--weight", type=float, default=0.5, help="share of model_b (default 0.5)")
     ap.add_argument("--grid", type=float, nargs="+", help="weights to try; needs --dev")
@@ -95,9 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         if not 0.0 <= w <= 1.0:
             ap.error(f"weight {w} is outside [0, 1]")
     src_a = Path(resolve_model(args.model_a).path)
-    src_b = Path(resolve_model(args.model_b).path)
-    a, b = _weights(src_a), _weights(src_b)
-    report: dict = {"model_a": args.model_a, "model_b": args.model_b, "tried": {}}
+    a = _weights(src_a)
+    b = average([_weights(Path(resolve_model(m).path)) for m in args.model_b])
+    model_b = args.model_b[0] if len(args.model_b) == 1 else args.model_b
+    report: dict = {"model_a": args.model_a, "model_b": model_b, "tried": {}}
     chosen = args.weight
     if args.grid:
         for w in args.grid:
