@@ -8,7 +8,7 @@ weights and keeps the one with the best mean accuracy over development files car
 the *training* data (never evaluation sets):
 
 ```bash
-python -m nli_faith.training.soup default runs/rag/model runs/long/model -o runs/soup \\
+python -m nli_faith.training.soup default runs/rag/model runs/joint/model -o runs/soup \\
   --grid 0 0.25 0.5 0.75 1 --dev mix/dev_select.jsonl mix2/dev_confusions.jsonl
 ```
 
