@@ -1,9 +1,11 @@
 """Task-shaped training pairs made from RAG grounding documents, and the fine-tuning recipe."""
 
+import json
+
 import pytest
 
 from nli_faith.training.ragpairs import RagPairMaker, SourceDoc
-from nli_faith.training.taskmix import p_gold, select_dev
+from nli_faith.training.taskmix import p_gold, read_rows, select_dev, write_mix
 
 DOCS = [
     SourceDoc(
@@ -102,6 +104,20 @@ def test_p_gold_and_the_selection_split():
     dev = [{"kind": "rag_support"}] * 3 + [{"kind": f"nli{i}"} for i in range(10)]
     sel = select_dev(dev, n_other=4)
     assert len(sel) == 7 and sum(r["kind"] == "rag_support" for r in sel) == 3
+
+
+def test_a_mix_is_written_with_its_calibration_records_and_manifest(tmp_path):
+    row = {"premise": "Sales rose 5% in May.", "hypothesis": "Sales rose.", "label": "entailment"}
+    neg = row | {"hypothesis": "Sales fell.", "label": "contradiction"}
+    parts = {"train": [row, neg, row], "dev_select": [neg | {"kind": "rag_swap"}]}
+    manifest = write_mix(tmp_path, parts, {"train": 3}, tool="confusions")
+    assert read_rows(tmp_path / "train.jsonl") == [row, neg, row]
+    (rec,) = read_rows(tmp_path / "dev_records.jsonl")
+    assert rec["context"] == [neg["premise"]] and rec["response"] == "Sales fell."
+    assert rec["label"] == 0 and rec["meta"]["kind"] == "rag_swap"
+    assert manifest["command"].startswith("python -m nli_faith.training.confusions ")
+    assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
+    assert manifest["train"] == 3
 
 
 def test_freeze_leaves_upper_layers_and_head_trainable():

@@ -23,7 +23,6 @@ import argparse
 import json
 import logging
 import random
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -128,22 +127,17 @@ def confusion_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[Synthet
     return out
 
 
-def _read(path: Path) -> list[dict]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def build(args: argparse.Namespace) -> dict:
     from nli_faith import FaithfulnessScorer
     from nli_faith.nli.model import NLIModel
     from nli_faith.training.ragpairs import RagPairMaker
     from nli_faith.training.taskmix import (
         _row,
-        _write,
-        as_records,
         p_gold,
         pick_documents,
+        read_rows,
         replay_rows,
+        write_mix,
     )
 
     data, mix, out = Path(args.data), Path(args.mix), Path(args.output)
@@ -172,12 +166,12 @@ def build(args: argparse.Namespace) -> dict:
         for r, p in zip(new, pg)
         if p < args.hard_below or rng.random() < args.easy_rate
     ]
-    stage_one = _read(mix / "train.jsonl")
+    stage_one = read_rows(mix / "train.jsonl")
     rng.shuffle(stage_one)
     stage_one = stage_one[: args.stage_one]
-    old_replay = _read(mix / "replay.jsonl")
+    old_replay = read_rows(mix / "replay.jsonl")
     seen = old_replay + stage_one + kept
-    dev_rows = _read(mix / "dev.jsonl")
+    dev_rows = read_rows(mix / "dev.jsonl")
     snli = ("snli_dev", "cad_snli_train_dev")
     replay = replay_rows(data, seen, dev_rows, n=args.replay // 2, seed=args.seed, files=snli)
     replay += replay_rows(
@@ -185,17 +179,9 @@ def build(args: argparse.Namespace) -> dict:
     )
     train = kept + stage_one
     rng.shuffle(train)
-    selection = _read(mix / "dev_select.jsonl") + dev_new
-    for name, rows in (
-        ("train", train),
-        ("replay", replay),
-        ("dev_confusions", dev_new),
-        ("dev_select", selection),
-        ("dev_records", as_records(selection)),
-    ):
-        _write(out / f"{name}.jsonl", rows)
+    selection = read_rows(mix / "dev_select.jsonl") + dev_new
+    parts = {"train": train, "replay": replay, "dev_confusions": dev_new, "dev_select": selection}
     manifest = {
-        "command": "python -m nli_faith.training.confusions " + " ".join(sys.argv[1:]),
         "options": vars(args),
         "confusion_candidates": dict(Counter(r["kind"] for r in new)),
         "confusion_hard": int((pg < args.hard_below).sum()),
@@ -208,8 +194,7 @@ def build(args: argparse.Namespace) -> dict:
         "dev_select": len(selection),
         "wall_seconds": round(time.time() - t0, 1),
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    return manifest
+    return write_mix(out, parts, manifest, tool="confusions")
 
 
 def main(argv: list[str] | None = None) -> int:

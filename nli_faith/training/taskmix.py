@@ -149,10 +149,28 @@ def as_records(rows: list[dict]) -> list[dict]:
     ]
 
 
-def _write(path: Path, rows: list[dict]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a JSON Lines file a mix wrote."""
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def write_mix(out: Path, parts: dict[str, list[dict]], manifest: dict, *, tool: str) -> dict:
+    """Write each part as ``OUT/NAME.jsonl``, ``dev_records.jsonl`` (the ``dev_select``
+    part as records for ``nli-faith calibrate``) and ``manifest.json``, which records the
+    command (``python -m nli_faith.training.TOOL ...``) that built the mix; return the
+    manifest."""
+    parts = parts | {"dev_records": as_records(parts["dev_select"])}
+    for name, rows in parts.items():
+        with (out / f"{name}.jsonl").open("w", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    manifest = {
+        "command": f"python -m nli_faith.training.{tool} " + " ".join(sys.argv[1:]),
+        **manifest,
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return manifest
 
 
 def pick_documents(
@@ -224,16 +242,8 @@ def build(args: argparse.Namespace) -> dict:
     rng.shuffle(kept)
     replay = replay_rows(data, kept, dev_rows, n=args.replay)
     selection = select_dev(dev_rows, n_other=args.dev_other)
-    for name, rows in (
-        ("train", kept),
-        ("dev", dev_rows),
-        ("replay", replay),
-        ("dev_select", selection),
-        ("dev_records", as_records(selection)),
-    ):
-        _write(out / f"{name}.jsonl", rows)
+    parts = {"train": kept, "dev": dev_rows, "replay": replay, "dev_select": selection}
     manifest = {
-        "command": "python -m nli_faith.training.taskmix " + " ".join(sys.argv[1:]),
         "options": vars(args),
         "rag_documents": {"train": len(train_docs), "dev": len(dev_docs)},
         "candidates": len(train_rows),
@@ -255,8 +265,7 @@ def build(args: argparse.Namespace) -> dict:
         "mining_seconds": round(mine_s, 1),
         "wall_seconds": round(time.time() - t0, 1),
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    return manifest
+    return write_mix(out, parts, manifest, tool="taskmix")
 
 
 def main(argv: list[str] | None = None) -> int:
