@@ -46,9 +46,11 @@ from nli_faith.io import (
     is_parquet,
     json_line,
     json_row,
+    json_value,
     jsonl_lines,
     scored_row,
 )
+from nli_faith.records import JSONInputError, load_json
 from nli_faith.scoring.thresholds import Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,8 +103,8 @@ class _Scorer:
         lines = [row.get("line") for row in rows]
         if self.json_column is not None:
             records = [_parse_json(row.get(self.json_column)) for row in rows]
-        else:
-            records = rows
+        else:  # Parquet rows: dates, decimals and bytes as JSON values, as the local reader
+            records = [json_value(row) for row in rows]
         results = self.scorer.score_batch(records, labels=[f"line {n}" for n in lines])
         out = [
             scored_row(self.scorer, line, rec, res)
@@ -122,10 +124,12 @@ def JSON_ROWS_SCHEMA() -> pa.Schema:  # noqa: N802 - a constant, built when pyar
 
 
 def _parse_json(text: Any) -> Any:
+    if not isinstance(text, (str, bytes)):
+        return RecordError(E_BAD_JSON.format(error=f"got {type(text).__name__}, not text"))
     try:
-        return json.loads(text)
-    except (TypeError, json.JSONDecodeError) as err:
-        return RecordError(E_BAD_JSON.format(error=getattr(err, "msg", err)))
+        return load_json(text)
+    except JSONInputError as err:
+        return RecordError(E_BAD_JSON.format(error=err))
 
 
 def score_dataset(

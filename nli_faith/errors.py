@@ -5,8 +5,10 @@ that carries its code (``E001``...; :data:`CODES`), kept by ``.format()``, so ev
 :class:`~nli_faith.exceptions.NliFaithError` knows the code of the message it was raised
 with (``err.code``). A code never changes meaning: a new message takes the next free
 number. Library messages name the library's own options (``max_claims``,
-``early_exit=True``), never a command-line flag; the command line adds its flag where it
-reports the error. The exception classes are defined in :mod:`nli_faith.exceptions` and
+``early_exit=True``), never a command-line flag, and an output row carries the library's
+words whatever the door, so that every door writes the same rows; the command line and the
+service add their flag (:func:`with_flag`) where they tell a person (a failed line on
+stderr, a 422 reply). The exception classes are defined in :mod:`nli_faith.exceptions` and
 imported from here too (``from nli_faith.errors import RecordError``).
 
 Example:
@@ -18,6 +20,8 @@ Example:
 """
 
 from __future__ import annotations
+
+import re
 
 # The exception classes live in nli_faith.exceptions; they are imported from here as well.
 from nli_faith.exceptions import DataError as DataError
@@ -31,6 +35,19 @@ from nli_faith.exceptions import ParserMissingError as ParserMissingError
 from nli_faith.exceptions import RecordError as RecordError
 from nli_faith.exceptions import ThresholdsError as ThresholdsError
 from nli_faith.exceptions import with_code as with_code
+
+
+def with_flag(message: str) -> str:
+    """A library limit message with the command-line flag of the option it names.
+
+    Example:
+        >>> with_flag("field 'response' holds 13 claims, over the limit of 12 (max_claims).")
+        "field 'response' holds 13 claims, over the limit of 12 (--max-claims)."
+    """
+    return re.sub(
+        r"\((max_[a-z_]+)\)\.$", lambda m: f"(--{m.group(1).replace('_', '-')}).", message
+    )
+
 
 # Messages, formatted with str.format(**kwargs) at the raise site.
 E_UNKNOWN_LABELS = Message(
@@ -353,6 +370,19 @@ E_REFERENCE_AFTER_JUDGE = Message(
     "run FaithfulnessScorer.check_reference on the merged results.",
 )
 
+
+# Bad input found by the readers and the runner.
+E_LABELS_LENGTH = Message(
+    "E101", "labels names {n_labels} records, but there are {n_records}: give one per record."
+)
+E_INPUT_FORMAT = Message(
+    "E102",
+    "input file {path} is named as {kind}, which nli-faith does not read: give JSON Lines "
+    "(one JSON object a line) or Parquet (.parquet, .pq).",
+)
+E_INPUT_NOT_PARQUET = Message(
+    "E103", "input file {path} is named as Parquet but is not a Parquet file: {error}"
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -45,13 +46,16 @@ from typing import IO, Any
 
 from nli_faith.errors import (
     E_BAD_JSON,
+    E_INPUT_FORMAT,
+    E_INPUT_MISSING,
+    E_INPUT_NOT_PARQUET,
     E_PARQUET_STDIO,
     E_RESUME_NOT_OURS,
     E_RESUME_PARQUET,
     E_RESUME_STDOUT,
     RecordError,
 )
-from nli_faith.records import question_of
+from nli_faith.records import JSONInputError, load_json, question_of
 from nli_faith.results import FaithfulnessResult
 from nli_faith.rows import OPTIONAL_KEYS, arrow_schema, json_columns
 
@@ -85,6 +89,29 @@ def read_records(path: str, *, after_line: int = 0) -> Iterator[InputRecord]:
     else:
         with open(path, "rb") as fh:
             yield from _read_jsonl(fh, after_line)
+
+
+#: Names of tabular files that are not JSON Lines, with what they are called in errors.
+OTHER_FORMATS = {".csv": "CSV", ".tsv": "TSV", ".xlsx": "Excel", ".xls": "Excel"}
+
+
+def check_input(path: str) -> None:
+    """Raise a ``ValueError`` that names the file when ``path`` (not ``-``) cannot be read
+    as records: missing, a CSV or spreadsheet, or named ``.parquet`` but not Parquet."""
+    if path == "-":
+        return
+    if not Path(path).is_file():
+        raise ValueError(E_INPUT_MISSING.format(path=path))
+    kind = OTHER_FORMATS.get(Path(path).suffix.lower())
+    if kind is not None:
+        raise ValueError(E_INPUT_FORMAT.format(path=path, kind=kind))
+    if is_parquet(path):
+        import pyarrow.parquet as pq
+
+        try:
+            pq.ParquetFile(path)
+        except Exception as err:  # pyarrow's ArrowInvalid, OSError
+            raise ValueError(E_INPUT_NOT_PARQUET.format(path=path, error=err)) from None
 
 
 def count_records(path: str) -> int | None:
@@ -141,9 +168,9 @@ def _decode(part: bytes, lineno: int) -> str:
 def _read_jsonl(fh: IO[bytes], after_line: int) -> Iterator[InputRecord]:
     for lineno, line in jsonl_lines(byte_chunks(fh), after_line=after_line):
         try:
-            yield InputRecord(lineno, json.loads(line))
-        except json.JSONDecodeError as err:
-            yield InputRecord(lineno, RecordError(E_BAD_JSON.format(error=err.msg)))
+            yield InputRecord(lineno, load_json(line))
+        except JSONInputError as err:
+            yield InputRecord(lineno, RecordError(E_BAD_JSON.format(error=err)))
 
 
 def _read_parquet(path: str, after_line: int) -> Iterator[InputRecord]:
@@ -160,7 +187,32 @@ def _read_parquet(path: str, after_line: int) -> Iterator[InputRecord]:
             for rec in batch.to_pylist():
                 row += 1
                 if row > after_line:
-                    yield InputRecord(row, rec)
+                    yield InputRecord(row, json_value(rec))
+
+
+def json_value(value: Any) -> Any:
+    """A Parquet cell as a JSON value, so that it can be echoed (an ``id``) in every
+    output: dates and times in ISO 8601, decimals and other scalars as text, bytes as
+    UTF-8 text (bad bytes as U+FFFD), NaN and infinities as ``null``.
+
+    Example:
+        >>> import datetime, decimal
+        >>> json_value({"id": datetime.date(2024, 1, 2), "n": [decimal.Decimal("1.50")]})
+        {'id': '2024-01-02', 'n': ['1.50']}
+    """
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="replace")
+    if hasattr(value, "isoformat"):  # date, time, datetime
+        return value.isoformat()
+    return str(value)  # Decimal, timedelta, ...
 
 
 # -- output rows ---------------------------------------------------------------------------
@@ -368,8 +420,8 @@ def _line_number(text: bytes) -> int | None:
     if not text.strip():
         return None
     try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        obj = load_json(text)
+    except JSONInputError:
         return None
     line = obj.get("line") if isinstance(obj, dict) else None
     return line if isinstance(line, int) else None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,6 +31,50 @@ QUESTION_FIELDS = ("question", "input", "user_input", "query")
 #: DeepEval ``expected_output``. Optional; it splits unsupported claims into
 #: hallucination and self-knowledge (``FaithfulnessScorer.check_reference``).
 REFERENCE_FIELDS = ("reference", "ground_truth", "expected_output")
+
+
+class JSONInputError(ValueError):
+    """Text that is not one strict JSON value; ``str(err)`` says why, for a user."""
+
+
+def _no_constant(name: str) -> Any:
+    raise JSONInputError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise JSONInputError(f"the number {text[:24]} is out of range")
+    return value
+
+
+def load_json(text: str | bytes) -> Any:
+    """One JSON value, read strictly: every reader of records (JSON Lines, the Ray engine,
+    the service's bodies) goes through here, so every door turns away the same input with
+    the same reason. ``NaN``, ``Infinity`` and numbers beyond a float are refused (they
+    could not be written back as JSON), as are too-deep nesting and too-long integers.
+
+    Example:
+        >>> load_json('{"id": 7}')
+        {'id': 7}
+        >>> load_json('{"id": NaN}')
+        Traceback (most recent call last):
+        ...
+        nli_faith.records.JSONInputError: NaN is not a JSON number
+    """
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except JSONInputError:
+        raise
+    except RecursionError:
+        raise JSONInputError("nested too deeply") from None
+    except json.JSONDecodeError as err:
+        raise JSONInputError(err.msg) from None
+    except UnicodeDecodeError as err:
+        raise JSONInputError(f"not UTF-8 text (byte {err.start})") from None
+    except ValueError:  # an integer longer than the interpreter converts
+        digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+        raise JSONInputError(f"an integer has more than {digits:,} digits") from None
 
 
 @dataclass(frozen=True)
@@ -117,7 +164,7 @@ def _missing(
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
-def _valid_text(text: str) -> str:
+def valid_text(text: str) -> str:
     """``text`` with each lone surrogate (a ``\\ud83d`` escape cut from its pair, as in a
     truncated emoji) replaced by U+FFFD, so it can be tokenized; spans do not move."""
     return _SURROGATE_RE.sub("\ufffd", text) if _SURROGATE_RE.search(text) else text
@@ -147,8 +194,13 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
         >>> parse_record({"actual_output": "It is blue.", "retrieval_context": ["Sky: blue."]})
         Record(response='It is blue.', context=['Sky: blue.'], question=None, reference=None)
     """
-    if isinstance(rec, Record):
-        return rec
+    if isinstance(rec, Record):  # checked as the same fields of a JSON object would be
+        rec = {
+            "response": rec.response,
+            "context": rec.context,
+            "question": rec.question,
+            "reference": rec.reference,
+        }
     if not isinstance(rec, Mapping):
         raise RecordError(E_NOT_OBJECT.format(type_name=type(rec).__name__))
     r_field, response = _first(rec, RESPONSE_FIELDS)
@@ -182,9 +234,9 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
         )
     if reference is not None and not reference.strip():
         reference = None
-    docs = [_valid_text(d) for d in as_context(context, field=c_field)]
-    reference = None if reference is None else _valid_text(reference)
-    out = Record(_valid_text(response), docs, question, reference)
+    docs = [valid_text(d) for d in as_context(context, field=c_field)]
+    reference = None if reference is None else valid_text(reference)
+    out = Record(valid_text(response), docs, question, reference)
     if limits is not None:
         limits.check(out, response_field=r_field, context_field=c_field)
         if reference is not None:  # a reference answer is held to the response's limit

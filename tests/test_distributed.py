@@ -49,6 +49,8 @@ def test_cli_ray_engine_same_rows_as_the_local_cli(local_ray, tmp_path):
     if BEGIN_DEV.exists():
         lines += BEGIN_DEV.read_text().splitlines()[:300]
     lines.insert(3, "{not json")
+    lines.insert(5, '{"id": NaN, "response": "a", "context": "b"}')
+    lines.insert(6, '{"id": ' + "1" * 5000 + ', "response": "a", "context": "b"}')
     lines.insert(len(lines) - 5, json.dumps({"id": 7, "response": ["a list"], "context": "x"}))
     src = write_jsonl(tmp_path / "in.jsonl", lines)
     local, out = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
@@ -63,8 +65,10 @@ def test_cli_ray_engine_same_rows_as_the_local_cli(local_ray, tmp_path):
     bad = {r["line"]: r["error"] for r in got if "error" in r}
     not_json = lines.index("{not json") + 1  # 1-based line numbers
     wrong_type = next(i for i, line in enumerate(lines, 1) if '["a list"]' in line)
-    assert set(bad) == {not_json, wrong_type}
+    assert set(bad) == {not_json, 6, 7, wrong_type}
     assert "not valid JSON" in bad[not_json]
+    assert bad[6].endswith("not valid JSON: NaN is not a JSON number.")
+    assert bad[7].endswith("not valid JSON: an integer has more than 4,300 digits.")
     assert "'response' must be a string" in bad[wrong_type]
     if not BEGIN_DEV.exists():
         pytest.skip(f"only the example file was compared: {BEGIN_DEV} is absent")
@@ -110,6 +114,8 @@ def test_cli_ray_engine_thresholds_summary_escalate_report(
 
 def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_model_dir):
     """Rows that are records (from a Parquet file), with the tiny model; bad args refused."""
+    import datetime
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -124,6 +130,10 @@ def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_mo
     ]
     path = tmp_path / "in.parquet"
     pq.write_table(pa.Table.from_pylist(recs), path)
+    day = tmp_path / "day.parquet"  # an id that is a date, not a JSON value: echoed as text
+    pq.write_table(pa.Table.from_pylist([recs[0] | {"id": datetime.date(2024, 1, 2)}]), day)
+    (row,) = score_dataset(read_records(str(day)), model=str(tiny_model_dir)).take_all()
+    assert row["id"] == "2024-01-02" and row["n_claims"] == 1
     ds = read_records(str(path))
     scored = score_dataset(ds, model=str(tiny_model_dir), device="cpu", batch_size=2)
     write_output(scored, str(tmp_path / "out.parquet"))  # a directory of Parquet files

@@ -130,6 +130,7 @@ def test_score_report_and_report_command_write_the_same_cards(tmp_path, tiny_mod
         [
             {"id": "a", "response": "The sky is blue. Grass is red.", "context": "Sky: blue."},
             {"id": "b", "response": None, "context": "x"},
+            '{"id": "c", "response": "Sky is \\ud800 blue.", "context": "Sky is blue."}',
         ],
     )
     scored, html1, html2 = tmp_path / "s.jsonl", tmp_path / "1.html", tmp_path / "2.html"
@@ -142,4 +143,5 @@ def test_score_report_and_report_command_write_the_same_cards(tmp_path, tiny_mod
     one, two = html1.read_text(), html2.read_text()
     assert one == two
     assert "field &#39;response&#39; is null" in one and "Grass is red." in one
+    assert "Sky is \ufffd blue." in one  # a lone surrogate of the input, shown as U+FFFD
     assert main(["report", str(tmp_path / "nope.jsonl"), "-o", str(html2)]) == 2

@@ -197,7 +197,10 @@ def test_cli_limit_flags_and_exit_code(tmp_path, tiny_model_dir, capsys):
     assert "error" not in lines[0]
     assert lines[1]["error"] == "RecordError: field 'response' is null; expected a string."
     assert "over the limit of 30 (max_response_chars)" in lines[2]["error"]
-    assert "line 2: RecordError: field 'response' is null" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "line 2: RecordError: field 'response' is null" in err
+    assert "line 3: RecordError: field 'response' is too long" in err  # stderr names the flag
+    assert "over the limit of 30 (--max-response-chars)." in err
     assert main(argv) == 1  # default limits: only the null record fails
     assert [("error" in json.loads(x)) for x in out.read_text().splitlines()] == [0, 1, 0]
     with pytest.raises(SystemExit):
@@ -270,3 +273,103 @@ def test_a_pairs_probabilities_do_not_depend_on_its_batch_mates(dtype):
     reversed_ = nli.predict(pairs[::-1])[::-1]
     assert np.abs(together - alone).max() <= 1e-5
     assert np.abs(together - reversed_).max() <= 1e-5
+
+
+#: Lines the JSON reader refuses, each with the reason its error gives.
+BAD_JSON_LINES = [
+    (
+        '{"id": ' + "1" * 5000 + ', "response": "a", "context": "b"}',
+        "an integer has more than 4,300 digits",
+    ),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"id": NaN, "response": "a", "context": "b"}', "NaN is not a JSON number"),
+    ('{"id": 1e400, "response": "a", "context": "b"}', "the number 1e400 is out of range"),
+]
+
+
+def test_cli_lines_python_cannot_read_as_json_fail_alone(tmp_path, tiny_model_dir):
+    from nli_faith.cli import main
+
+    rows = [GOOD_A]
+    for line, _ in BAD_JSON_LINES:
+        rows += [line, GOOD_C]
+    src = write_jsonl(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "out.jsonl"
+    argv = ["score", str(src), "-o", str(out), "--model", str(tiny_model_dir), "--no-progress"]
+    assert main(argv) == 1
+    from nli_faith.records import load_json  # strict: no NaN or Infinity in the output
+
+    lines = [load_json(x) for x in out.read_text().splitlines()]
+    assert [x["line"] for x in lines] == list(range(1, len(rows) + 1))
+    for k, (_, reason) in enumerate(BAD_JSON_LINES):
+        bad, good = lines[1 + 2 * k], lines[2 + 2 * k]
+        assert bad["error"] == f"RecordError: the line is not valid JSON: {reason}."
+        assert good["id"] == "c" and "error" not in good
+
+
+def test_parquet_cells_that_are_not_json_are_echoed_as_text(tmp_path, tiny_model_dir):
+    import datetime
+    import decimal
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from nli_faith.cli import main
+
+    ids = [datetime.datetime(2024, 1, 2, 3, 4), datetime.datetime(2024, 5, 6)]
+    table = pa.table(
+        {
+            "id": ids,
+            "amount": [decimal.Decimal("1.50"), None],
+            "blob": [b"\xffok", b"x"],
+            "response": [GOOD_A["response"], GOOD_C["response"]],
+            "context": [GOOD_A["context"], GOOD_C["context"]],
+        }
+    )
+    pq.write_table(table, tmp_path / "in.parquet")
+    out = tmp_path / "out.jsonl"
+    argv = ["score", str(tmp_path / "in.parquet"), "-o", str(out), "--model", str(tiny_model_dir)]
+    assert main([*argv, "--no-progress"]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["id"] for x in lines] == ["2024-01-02T03:04:00", "2024-05-06T00:00:00"]
+    assert all(x["n_claims"] == 1 for x in lines)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("in.csv", "response,context\na,b\n", "is named as CSV"),
+        ("in.parquet", '{"response": "a", "context": "b"}\n', "is not a Parquet file"),
+    ],
+)
+def test_cli_input_files_it_cannot_read_are_named(tmp_path, capsys, name, content, reason):
+    from nli_faith.cli import main
+
+    src = tmp_path / name
+    src.write_text(content)
+    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert str(src) in err and reason in err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_labels_must_name_every_record(tiny_scorer):
+    recs = [GOOD_A, GOOD_C, GOOD_A]
+    with pytest.raises(ValueError, match="labels names 1 records, but there are 3"):
+        tiny_scorer.score_batch(recs, labels=["a"])
+    with pytest.raises(ValueError, match="labels names"):
+        list(tiny_scorer.score_stream(iter(recs), labels=iter(["a"]), block_size=2))
+    endless = (f"record {k}" for k in range(10**9))  # a stream may take an endless naming
+    assert len(list(tiny_scorer.score_stream(iter(recs), labels=endless, block_size=2))) == 3
+
+
+def test_record_objects_are_checked_like_json_objects(tiny_scorer):
+    from nli_faith.records import Record
+
+    limits = Limits(max_response_chars=20, max_documents=1)
+    with pytest.raises(RecordError, match="over the limit of 20"):
+        parse_record(Record("x" * 30, ["a"]), limits=limits)
+    with pytest.raises(RecordError, match="over the limit of 1"):
+        parse_record(Record("short", ["a", "b"]), limits=limits)
+    (bad, good) = tiny_scorer.score_batch([Record(5, ["x"]), Record("It is.", "It is.")])
+    assert bad.error == "RecordError: field 'response' must be a string, got int."
+    assert good.error is None and good.n_claims == 1

@@ -294,6 +294,9 @@ def test_body_too_large_is_413_for_clients_that_write_before_reading(server):
         (b'{"response": ["a"], "context": "b"}', 422, "field 'response' must be a string"),
         (b'{"response": "a", "context": [1]}', 422, "field 'context' item 0 must be a string"),
         (b'{"response": "a", "context": "b", "id": {"x": 1}}', 422, "field 'id' must be"),
+        (b'{"response": "a", "context": "b", "id": NaN}', 400, "NaN is not a JSON number"),
+        (b'{"response": "a", "context": "b", "id": 1e999}', 400, "1e999 is out of range"),
+        (b'{"id": ' + b"9" * 5000 + b"}", 400, "an integer has more than 4,300 digits"),
     ],
 )
 def test_malformed_bodies(client, body, status, needle):

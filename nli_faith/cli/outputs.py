@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nli_faith.cli.summary import RunningSummary
+from nli_faith.errors import with_flag
 from nli_faith.io import ResumePoint, open_writer
 from nli_faith.results import FaithfulnessResult
 
@@ -37,7 +38,7 @@ class RunOutputs:
     def add(self, raw: Any, row: dict[str, Any], result: FaithfulnessResult) -> None:
         """One record's output ``row`` (and its ``result``, read from ``raw``)."""
         if result.error is not None:
-            self.say(f"line {row.get('line')}: {result.error}", file=sys.stderr)
+            self.say(f"line {row.get('line')}: {with_flag(result.error)}", file=sys.stderr)
         self.summary.add(result)
         if "faithful" in row:
             self.summary.add_gate(row["faithful"])

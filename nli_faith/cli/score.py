@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 from nli_faith.cli.options import add_scorer_options, add_thresholds_option, scorer_from_args
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.cli.summary import RunningSummary  # noqa: F401 - re-exported
-from nli_faith.errors import E_INPUT_MISSING, E_N_PROCESS, NliFaithError, with_code
+from nli_faith.errors import E_N_PROCESS, NliFaithError, with_code
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
 BLOCK = 64
@@ -116,13 +115,12 @@ def run(args: argparse.Namespace) -> int:
         return run_ray(args)
     from collections import deque
 
-    from nli_faith.io import count_records, read_records, resume_point, scored_row
+    from nli_faith.io import check_input, count_records, read_records, resume_point, scored_row
 
     try:
         if args.n_process < 1:
             raise ValueError(E_N_PROCESS.format(n_process=args.n_process))
-        if args.input != "-" and not Path(args.input).is_file():
-            raise ValueError(E_INPUT_MISSING.format(path=args.input))
+        check_input(args.input)
         total = count_records(args.input) if args.input != "-" else None
         try:
             resume = resume_point(args.output, block=BLOCK) if args.resume else None

@@ -20,7 +20,6 @@ from nli_faith.cli.options import config_from_args
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.config import ScorerConfig
 from nli_faith.errors import (
-    E_INPUT_MISSING,
     E_RAY_ORDER,
     E_RAY_RESUME,
     E_RAY_STDIO,
@@ -34,10 +33,9 @@ from nli_faith.results import result_from_dict
 
 def run_ray(args: argparse.Namespace) -> int:
     """Read, score and write with Ray Data; the exit status of ``nli-faith score``."""
-    from pathlib import Path
 
     from nli_faith import distributed
-    from nli_faith.io import is_parquet
+    from nli_faith.io import check_input, is_parquet
     from nli_faith.scoring.thresholds import Thresholds
 
     try:
@@ -45,8 +43,8 @@ def run_ray(args: argparse.Namespace) -> int:
             raise ValueError(E_RAY_STDIO)
         if args.resume:
             raise ValueError(E_RAY_RESUME)
-        if "://" not in args.input and not Path(args.input).is_file():
-            raise ValueError(E_INPUT_MISSING.format(path=args.input))
+        if "://" not in args.input:
+            check_input(args.input)
         if _is_uri(args.output) and (args.report or args.escalate):
             raise ValueError(E_RAY_URI_OUTPUT.format(path=args.output))
         ray = distributed._ray()

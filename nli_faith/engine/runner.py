@@ -32,7 +32,7 @@ from nli_faith.engine.infer import fill_isolated
 from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import Planned, plan_claims, plan_record, plan_response
-from nli_faith.errors import E_BLOCK_SIZE, E_N_PROCESS
+from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS
 from nli_faith.records import Record
 from nli_faith.results import FaithfulnessResult
 
@@ -148,6 +148,8 @@ class Runner:
         progress: bool = False,
     ) -> list[FaithfulnessResult]:
         """Results of ``records`` (named by ``labels`` in warnings), as one block."""
+        if len(labels) != len(records):
+            raise ValueError(E_LABELS_LENGTH.format(n_labels=len(labels), n_records=len(records)))
         planned = self._plan_all(list(zip(records, labels)), n_process)
         return [o.result for o in self.run(planned, progress)]
 
@@ -164,7 +166,7 @@ class Runner:
         if block_size < 1:
             raise ValueError(E_BLOCK_SIZE.format(block_size=block_size))
         names = labels if labels is not None else (f"record {k}" for k in count())
-        it = zip(records, names)
+        it = _paired(records, names)
         pool = self._pool(n_process)
 
         def plan(block: list) -> Any:
@@ -216,3 +218,15 @@ class Runner:
             except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
                 out[k] = error_result(describe(err))
         return out
+
+
+def _paired(records: Iterable[Any], labels: Iterable[str]) -> Iterator[tuple[Any, str]]:
+    """``zip(records, labels)`` (each label asked for right after its record) that raises
+    when the labels run out first; labels left over, as from an endless generator, are
+    fine."""
+    labels = iter(labels)
+    for n, rec in enumerate(records):
+        label = next(labels, None)
+        if label is None:
+            raise ValueError(E_LABELS_LENGTH.format(n_labels=n, n_records=f"more than {n}"))
+        yield rec, label

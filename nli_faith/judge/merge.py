@@ -29,6 +29,7 @@ from nli_faith.errors import (
     NliFaithError,
 )
 from nli_faith.judge.prompt import VERDICTS
+from nli_faith.records import JSONInputError, load_json
 from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan, result_from_dict
 
 
@@ -134,9 +135,9 @@ def _read_judged(
         if not text.strip():
             continue
         try:
-            rec = json.loads(text)
-        except json.JSONDecodeError as err:
-            errors.append(E_MERGE_JSON.format(path=path, line=lineno, error=err.msg))
+            rec = load_json(text)
+        except JSONInputError as err:
+            errors.append(E_MERGE_JSON.format(path=path, line=lineno, error=err))
             continue
         if not isinstance(rec, dict):
             errors.append(E_MERGE_NOT_OBJECT.format(path=path, line=lineno))
@@ -298,9 +299,7 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     with open(path, "rb") as fh:
         for lineno, text in jsonl_lines(byte_chunks(fh)):
             try:
-                out.append(json.loads(text))
-            except json.JSONDecodeError as err:
-                raise MergeError(
-                    E_MERGE_JSON.format(path=path, line=lineno, error=err.msg)
-                ) from err
+                out.append(load_json(text))
+            except JSONInputError as err:
+                raise MergeError(E_MERGE_JSON.format(path=path, line=lineno, error=err)) from err
     return out

@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from nli_faith.records import valid_text
 from nli_faith.report.records import ReportRecord
 
 #: Verdict -> (label shown, CSS class).
@@ -255,13 +256,14 @@ def render_report(records: Sequence[ReportRecord], *, title: str = "nli-faith re
         data.append(d)
     template = resources.files("nli_faith.report").joinpath("template.html").read_text("utf-8")
     env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
-    return env.from_string(template).render(
+    html = env.from_string(template).render(
         title=title,
         summary=summary(records),
         cards=cards,
         data=Markup(_script_json(data)),
         verdicts=VERDICTS,
     )
+    return valid_text(html)  # a lone surrogate of an input text is shown as U+FFFD
 
 
 def write_report(

@@ -47,6 +47,7 @@ from nli_faith.errors import (
     E_SERVE_TIMEOUT,
     E_SERVE_UNAUTHORIZED,
     RecordError,
+    with_flag,
 )
 from nli_faith.results import output_record
 from nli_faith.serve.access import AccessLog
@@ -64,7 +65,6 @@ from nli_faith.serve.schema import (
     record_of,
     request_body_doc,
     single_record,
-    with_flag,
 )
 from nli_faith.serve.settings import SETTINGS_ENV, ServeSettings
 

@@ -15,8 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -28,8 +26,9 @@ from nli_faith.errors import (
     E_SERVE_ID_TYPE,
     E_SERVE_NOT_OBJECT,
     RecordError,
+    with_flag,
 )
-from nli_faith.records import Limits, Record, parse_record
+from nli_faith.records import JSONInputError, Limits, Record, load_json, parse_record
 from nli_faith.rows import ScoredRecord
 
 
@@ -61,12 +60,9 @@ def parse_body(body: bytes) -> Any:
         nli_faith.serve.schema.ServeError: the request body is not valid JSON: ...
     """
     try:
-        return json.loads(body)
-    except RecursionError:
-        raise ServeError(400, E_SERVE_BAD_JSON.format(error="nested too deeply")) from None
-    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, too many int digits
-        msg = err.msg if isinstance(err, json.JSONDecodeError) else str(err)
-        raise ServeError(400, E_SERVE_BAD_JSON.format(error=msg)) from None
+        return load_json(body)
+    except JSONInputError as err:
+        raise ServeError(400, E_SERVE_BAD_JSON.format(error=err)) from None
 
 
 def record_of(raw: Any, *, limits: Limits | None) -> Record:
@@ -79,18 +75,6 @@ def record_of(raw: Any, *, limits: Limits | None) -> Record:
         if isinstance(rid, bool) or not isinstance(rid, (str, int)):
             raise RecordError(E_SERVE_ID_TYPE.format(type_name=type(rid).__name__), field="id")
     return parse_record(raw, limits=limits)
-
-
-def with_flag(message: str) -> str:
-    """A library limit message with the server's flag for the option it names.
-
-    Example:
-        >>> with_flag("field 'response' holds 13 claims, over the limit of 12 (max_claims).")
-        "field 'response' holds 13 claims, over the limit of 12 (--max-claims)."
-    """
-    return re.sub(
-        r"\((max_[a-z_]+)\)\.$", lambda m: f"(--{m.group(1).replace('_', '-')}).", message
-    )
 
 
 def single_record(raw: Any, *, limits: Limits | None) -> Record:
