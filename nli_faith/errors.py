@@ -383,6 +383,16 @@ E_INPUT_FORMAT = Message(
 E_INPUT_NOT_PARQUET = Message(
     "E103", "input file {path} is named as Parquet but is not a Parquet file: {error}"
 )
+E_DEVICE_UNAVAILABLE = Message(
+    "E104",
+    "device {device!r} cannot be used here: {why}. Pass device='cpu', or no device to "
+    "take CUDA where there is one.",
+)
+E_ONNX_FP32_TORCH = Message(
+    "E105",
+    "--onnx-fp32 chooses the ONNX graph's precision, but the backend is {backend!r}: add "
+    "--backend onnx (or --guardrail), or leave --onnx-fp32 out.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

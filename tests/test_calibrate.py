@@ -300,3 +300,12 @@ def test_claim_labels_choose_the_claim_threshold(bundled_scorer):
     # the gate is one of the strict scores the chosen threshold gives, or the default
     results = [bundled_scorer.stages.aggregate(m, **cal.options) for m in matrices]
     assert cal.decision.min_score in {r.strict for r in results} | {DEFAULT_MIN_SCORE}
+
+
+def test_the_command_names_its_flag_in_the_bands_note():
+    from nli_faith.cli.calibrate import _flagged
+    from nli_faith.errors import E_BANDS_KEPT
+
+    assert _flagged(E_BANDS_KEPT) == (
+        "the judge's bands were not calibrated (--no-bands): the scorer's bands are kept."
+    )

@@ -165,3 +165,13 @@ def test_band_flags_reach_the_scorer(monkeypatch):
     monkeypatch.setattr(scorer, "FaithfulnessScorer", Recorder)
     assert cli.main(["score", "-", "--band-high", "0.9", "--band-low", "0.1"]) == 2
     assert (seen["band_high"], seen["band_low"]) == (0.9, 0.1)
+
+
+def test_onnx_fp32_without_the_onnx_backend_is_refused(tmp_path, tiny_model_dir, capsys):
+    from nli_faith.cli import main
+
+    src = write_jsonl(tmp_path / "in.jsonl", [{"response": "It is.", "context": "It is."}])
+    argv = ["score", str(src), "-o", str(tmp_path / "o.jsonl"), "--model", str(tiny_model_dir)]
+    assert main([*argv, "--onnx-fp32"]) == 2
+    assert "[E105] --onnx-fp32 chooses the ONNX graph's precision" in capsys.readouterr().err
+    assert not (tmp_path / "o.jsonl").exists()

@@ -528,3 +528,17 @@ def test_reference_rates_are_withheld_when_the_judge_unsupports_an_unchecked_cla
     # the judge supporting B instead leaves every unsupported claim labelled: rates given
     m = apply_outcomes(r, {1: Outcome("yes")})
     assert m.n_yes == 2 and m.hallucination_rate == 0.0
+
+
+def test_merge_reads_verdicts_as_a_judges_reply_is_read():
+    from nli_faith.judge.merge import read_judged
+
+    lines = [
+        json.dumps({"line": 1, "claim_index": 0, "verdict": " Borderline "}),
+        json.dumps({"line": 1, "claim_index": 1, "verdict": "YES", "reason": "r"}),
+        json.dumps({"line": 1, "claim_index": 2, "verdict": "maybe"}),
+    ]
+    good, errors = read_judged(lines, path="j.jsonl")
+    assert [(j.claim_index, j.outcome.verdict) for j in good] == [(0, "idk"), (1, "yes")]
+    (error,) = errors
+    assert error.startswith("j.jsonl:3: verdict 'maybe' is not one of 'yes', 'no', 'idk'")

@@ -66,3 +66,20 @@ def test_an_over_long_pair_is_truncated_with_a_warning_and_moves_no_other(bundle
     assert "exceed the model's 512 tokens" in caplog.text
     np.testing.assert_allclose(probs[1], bundled_fp32.predict([PAIR])[0], atol=1e-6, rtol=0)
     assert probs.shape == (2, 3) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:64"])
+def test_a_device_torch_cannot_use_is_a_clear_error(device, tiny_model_dir, capsys):
+    from nli_faith.cli import main
+    from nli_faith.errors import ModelLoadError
+    from nli_faith.scorer import FaithfulnessScorer
+
+    with pytest.raises(ModelLoadError, match=f"device '{device}' cannot be used here") as err:
+        FaithfulnessScorer(str(tiny_model_dir), device=device)
+    assert err.value.code == "E104"
+    from conftest import REPO
+
+    src = str(REPO / "examples" / "answers.jsonl")
+    argv = ["score", src, "-o", "-", "--model", str(tiny_model_dir)]
+    assert main([*argv, "--device", device]) == 2
+    assert f"error: [E104] device '{device}'" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import threading
 
 import httpx
 import pytest
+from conftest import REPO
 from serve_helpers import ServerProcess, ThreadServer, metric, wait_until
 
 pytest.importorskip("fastapi")
@@ -137,6 +138,11 @@ def test_score_reply_is_the_cli_record_plus_decision(client, tmp_path):
     item = batch["results"][0]
     assert item.pop("index") == 0 and item.pop("decision") == "block"
     assert item == body
+    # the service guide's example reply has the fields the service sends, no more, no less
+    guide = (REPO / "docs" / "guides" / "service.md").read_text(encoding="utf-8")
+    doc = json.loads(guide.split("```json", 1)[1].split("```", 1)[0])
+    assert set(doc) == set(body) | {"decision", "time_ms"}
+    assert [set(c) for c in doc["claims"]] == [set(c) for c in body["claims"]]
 
 
 def test_deepeval_and_ragas_names_and_a_passing_decision(client):

@@ -15,16 +15,24 @@ def _marked(claim: str, evidence: str | None, verdict: str) -> list[tuple[str, s
     return [(claim[s:e], kind) for (s, e), kind in find_spans(claim, evidence, verdict=verdict)]
 
 
-def test_the_wrong_number_and_nothing_else_is_marked(bundled_scorer):
-    response = "The warranty lasts thirty-six months."
+@pytest.mark.parametrize(
+    ("response", "verdict", "kind"),
+    [
+        ("The device is covered for thirty-six months.", "no", "contradicted"),
+        # the evidence states another value, but says nothing of a warranty lasting: the
+        # verdict's number rule does not call it contradicted, and neither does the span
+        ("The warranty lasts thirty-six months.", "idk", "unsupported"),
+    ],
+)
+def test_the_wrong_number_and_nothing_else_is_marked(bundled_scorer, response, verdict, kind):
     r = bundled_scorer.score(response, "The device is covered for twenty-four months.")
     (claim,) = r.claims
-    assert claim.verdict != "yes"
+    assert claim.verdict == verdict
     assert [(response[s.start : s.end], s.text) for s in claim.unsupported_spans] == [
         ("thirty-six months", "thirty-six months")
     ]
     (span,) = claim.unsupported_spans
-    assert span.kind == "contradicted"  # the evidence states another value
+    assert span.kind == kind  # a span never says more than its claim's verdict
     assert span.evidence == "The device is covered for twenty-four months."
 
 

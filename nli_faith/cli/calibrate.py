@@ -93,7 +93,7 @@ def _table(cal) -> str:
         + (f"records without a score (left out): {cal.n_unscored}\n" if cal.n_unscored else "")
         + cal.verdict()
         + (f"\n{cal.bands.verdict()}" if cal.bands is not None else "")
-        + (f"\nnote: {cal.band_note}" if cal.band_note else "")
+        + (f"\nnote: {_flagged(cal.band_note)}" if cal.band_note else "")
     )
 
 
@@ -162,3 +162,8 @@ def run(args: argparse.Namespace) -> int:
     print(_table(cal), file=sys.stderr)
     print(json.dumps({"output": args.output, "improved": cal.improved}))
     return 0
+
+
+def _flagged(note: str) -> str:
+    """A library note with this command's flag for the option it names."""
+    return note.replace("(calibrate_judge_bands=False)", "(--no-bands)")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from nli_faith.errors import E_ONNX_FP32_TORCH
+
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.config import ScorerConfig
 
@@ -135,8 +137,12 @@ def config_from_args(args: argparse.Namespace) -> ScorerConfig:
     given = {k: getattr(args, k) for k in FIELDS if getattr(args, k, None) is not None}
     given["limits"] = limits_from_args(args)
     if getattr(args, "guardrail", False):
-        return ScorerConfig.guardrail(**given)
-    return ScorerConfig(**given)
+        config = ScorerConfig.guardrail(**given)
+    else:
+        config = ScorerConfig(**given)
+    if getattr(args, "onnx_quantize", True) is False and config.backend != "onnx":
+        raise ValueError(E_ONNX_FP32_TORCH.format(backend=config.backend))
+    return config
 
 
 def scorer_from_args(args: argparse.Namespace):

@@ -28,7 +28,7 @@ from nli_faith.errors import (
     E_REFERENCE_AFTER_JUDGE,
     NliFaithError,
 )
-from nli_faith.judge.prompt import VERDICTS
+from nli_faith.judge.prompt import VERDICTS, JudgeReplyError, normalize_verdict
 from nli_faith.records import JSONInputError, load_json
 from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan, result_from_dict
 
@@ -113,7 +113,8 @@ def read_judged(lines: Iterable[str], *, path: str = "judged") -> tuple[list[Jud
     """Parse judged JSONL lines: the good ones, and an error naming each bad line.
 
     A line needs ``line`` and ``claim_index`` (integers) and either ``verdict``
-    (``yes`` / ``no`` / ``idk``) or ``judge_error`` (a string: the judge failed).
+    (``yes`` / ``no`` / ``idk``, read as a judge's reply is: any case, and ``borderline``
+    as ``idk``) or ``judge_error`` (a string: the judge failed).
     """
     return _read_judged(enumerate(lines, start=1), path=path)
 
@@ -158,15 +159,16 @@ def _read_judged(
         verdict, error = rec.get("verdict"), rec.get("judge_error")
         if error is not None:  # the judge failed: never its verdict, whatever else is there
             outcome = Outcome(error=error if isinstance(error, str) else json.dumps(error))
-        elif isinstance(verdict, str) and verdict.strip().lower() in VERDICTS:
+        else:
+            try:  # as a judge's reply is read: case and spaces aside, "borderline" is idk
+                verdict = normalize_verdict(verdict)
+            except JudgeReplyError:
+                errors.append(E_MERGE_VERDICT.format(path=path, line=lineno, verdict=verdict))
+                continue
             reason = rec.get("reason")
             outcome = Outcome(
-                verdict=verdict.strip().lower(),
-                reason=reason if isinstance(reason, str) and reason else None,
+                verdict=verdict, reason=reason if isinstance(reason, str) and reason else None
             )
-        else:
-            errors.append(E_MERGE_VERDICT.format(path=path, line=lineno, verdict=verdict))
-            continue
         claim = rec.get("claim")
         good.append(
             Judged(

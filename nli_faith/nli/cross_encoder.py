@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nli_faith.errors import E_DTYPE
+from nli_faith.errors import E_DEVICE_UNAVAILABLE, E_DTYPE, ModelLoadError
 from nli_faith.nli.batching import PAD_MULTIPLE, batch_plan
 from nli_faith.nli.threads import usable_cores
 
@@ -60,6 +60,35 @@ def pick_dtype(dtype: str | None, device: str) -> torch.dtype:
     return torch.bfloat16 if device == "cpu" and cpu_has_native_bf16() else torch.float32
 
 
+def check_device(device: str) -> None:
+    """Raise :class:`~nli_faith.errors.ModelLoadError` naming ``device`` when torch cannot
+    use it (no such device name, no CUDA build or GPU, no such GPU index).
+
+    Example:
+        >>> check_device("cpu")
+        >>> check_device("gpu")
+        Traceback (most recent call last):
+        ...
+        nli_faith.exceptions.ModelLoadError: device 'gpu' cannot be used here: ...
+    """
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except RuntimeError as err:
+        raise ModelLoadError(E_DEVICE_UNAVAILABLE.format(device=device, why=err)) from None
+    why = None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            why = "torch finds no CUDA GPU (or this torch build has no CUDA)"
+        elif dev.index is not None and dev.index >= torch.cuda.device_count():
+            why = f"there are {torch.cuda.device_count()} CUDA GPU(s)"
+    elif dev.type == "mps" and not torch.backends.mps.is_available():
+        why = "torch finds no Apple MPS device"
+    if why is not None:
+        raise ModelLoadError(E_DEVICE_UNAVAILABLE.format(device=device, why=why))
+
+
 class TorchRuntime:
     """A ``CrossEncoder`` over a local checkpoint (or a hub id in the local cache).
 
@@ -76,6 +105,7 @@ class TorchRuntime:
         from sentence_transformers import CrossEncoder
 
         self.device = device or default_device()
+        check_device(self.device)
         torch_dtype = pick_dtype(dtype, self.device)
         if self.device == "cpu" and "OMP_NUM_THREADS" not in os.environ:
             import torch

@@ -20,9 +20,10 @@ contradicts it, or the closest one), this module finds the parts responsible:
 
 A claim none of whose key words is in the evidence, or where none of these rules finds
 anything (the wrong part is the relation itself: a swapped subject and object), keeps
-its whole span. A span the evidence states otherwise (rule 1) is ``contradicted``,
-whatever the claim's verdict; the others are ``contradicted`` in a contradicted claim
-and ``unsupported`` in a claim that is only not found.
+its whole span. A span's kind is the claim's verdict: ``contradicted`` in a contradicted
+claim, ``unsupported`` in a claim that is only not found, even where the evidence states
+another value (the verdict's number rule also asks that the evidence be about the same
+thing, and a span must not say more than the verdict does).
 
 Example:
     >>> [(c, k) for c, k in find_spans(
@@ -206,7 +207,7 @@ def find_spans(claim: str, evidence: str | None, *, verdict: str) -> list[tuple[
     negations = [] if differ else _negation_spans(claim, evidence)
     negations = [s for s in negations if not _inside(s, quantities)]
     if differ or negations:  # a value, else a negation, the evidence states otherwise
-        return [(s, "contradicted") for s in sorted(set(differ or negations))]
+        return [(s, kind) for s in sorted(set(differ or negations))]
     words, n_keys, n_missing = _word_spans(claim, evidence, quantities)
     if n_keys and n_missing >= WHOLE_CLAIM_SHARE * n_keys and not missing:
         return [(whole, kind)]  # none of its content is in the evidence
