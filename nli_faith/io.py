@@ -55,7 +55,7 @@ from nli_faith.errors import (
     E_RESUME_STDOUT,
     RecordError,
 )
-from nli_faith.records import JSONInputError, load_json, question_of
+from nli_faith.records import JSONInputError, load_json, question_of, valid_text
 from nli_faith.results import FaithfulnessResult
 from nli_faith.rows import OPTIONAL_KEYS, arrow_schema, json_columns
 
@@ -239,12 +239,13 @@ def arrow_row(row: dict[str, Any]) -> dict[str, Any]:
     """An :func:`output_row` with the fixed Arrow schema (see the module docstring)."""
     out = dict(row)
     rid = out.get("id")
-    out["id"] = rid if rid is None or isinstance(rid, str) else json.dumps(rid)
+    out["id"] = rid if rid is None or isinstance(rid, str) else json.dumps(rid, ensure_ascii=False)
     for key in OPTIONAL_KEYS:
         out.setdefault(key, None)
     for name in json_columns():
         out[name] = json.dumps(out.get(name), ensure_ascii=False)
-    return out
+    # Arrow text is UTF-8: a lone surrogate (an echoed id, say) is U+FFFD there
+    return {k: valid_text(v) if isinstance(v, str) else v for k, v in out.items()}
 
 
 def json_row(flat: dict[str, Any]) -> dict[str, Any]:

@@ -236,6 +236,7 @@ def parse_record(rec: Any, *, limits: Limits | None = None) -> Record:
         reference = None
     docs = [valid_text(d) for d in as_context(context, field=c_field)]
     reference = None if reference is None else valid_text(reference)
+    question = None if question is None else valid_text(question)
     out = Record(valid_text(response), docs, question, reference)
     if limits is not None:
         limits.check(out, response_field=r_field, context_field=c_field)

@@ -153,7 +153,7 @@ def output_record(
         'q1'
     """
     out: dict[str, Any] = {} if line is None else {"line": line}
-    if isinstance(record, Mapping) and "id" in record:
+    if isinstance(record, Mapping) and record.get("id") is not None:  # a null id is none
         out["id"] = record["id"]
     if question is not None:
         out["question"] = question

@@ -373,3 +373,29 @@ def test_record_objects_are_checked_like_json_objects(tiny_scorer):
     (bad, good) = tiny_scorer.score_batch([Record(5, ["x"]), Record("It is.", "It is.")])
     assert bad.error == "RecordError: field 'response' must be a string, got int."
     assert good.error is None and good.n_claims == 1
+
+
+def test_parquet_output_holds_lone_surrogates_of_echoed_fields(tmp_path, tiny_model_dir):
+    pq = pytest.importorskip("pyarrow.parquet")
+    from nli_faith.cli import main
+    from nli_faith.io import json_row
+
+    lines = [
+        '{"id": "\\ud83d", "question": "Why \\ud83d?", "response": "It is.", "context": "It is."}',
+        '{"id": null, "response": "It is.", "context": "It is."}',
+        '{"id": ["東京", 1], "response": "It is.", "context": "It is."}',
+    ]
+    src = write_jsonl(tmp_path / "in.jsonl", lines)
+    argv = ["score", str(src), "--model", str(tiny_model_dir), "--no-progress", "--quiet"]
+    assert main([*argv, "-o", str(tmp_path / "out.parquet")]) == 0
+    assert main([*argv, "-o", str(tmp_path / "out.jsonl")]) == 0
+    rows = [json_row(r) for r in pq.read_table(tmp_path / "out.parquet").to_pylist()]
+    assert rows[0]["id"] == "\ufffd" and rows[0]["question"] == "Why \ufffd?"
+    assert "id" not in rows[1]  # a null id is no id, in Parquet as in JSONL
+    assert rows[2]["id"] == '["東京", 1]'
+    jsonl = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert jsonl[0]["question"] == "Why \ufffd?" and "id" not in jsonl[1]
+    for a, b in zip(rows, jsonl):
+        assert {k: v for k, v in a.items() if k != "id"} == {
+            k: v for k, v in b.items() if k != "id"
+        }

@@ -182,11 +182,14 @@ def test_a_reference_answer_labels_unsupported_claims(client):
 
 def test_batch_with_one_bad_record(client):
     records = [SWAP, {"response": 5, "context": "x"}, {"answer": "Rome is in Italy.",
-               "contexts": ["Rome is the capital of Italy."], "id": 9}]  # fmt: skip
+               "contexts": ["Rome is the capital of Italy."], "id": 9},
+               {"question": "Q?", "response": "a" * 2001, "context": "x"}]  # fmt: skip
     r = client.post("/v1/score/batch", json={"records": records}, headers=AUTH)
     assert r.status_code == 200
     results = r.json()["results"]
-    assert [x["index"] for x in results] == [0, 1, 2]
+    assert [x["index"] for x in results] == [0, 1, 2, 3]
+    # past a limit: the record's error, and its question kept, as the CLI's row keeps it
+    assert "over the limit of 2,000" in results[3]["error"] and results[3]["question"] == "Q?"
     assert results[0]["id"] == "swap-1" and results[0]["decision"] == "block"
     # the same text as `nli-faith score` writes for the record
     assert results[1]["error"] == "RecordError: field 'response' must be a string, got int."

@@ -49,6 +49,7 @@ from nli_faith.errors import (
     RecordError,
     with_flag,
 )
+from nli_faith.records import question_of
 from nli_faith.results import output_record
 from nli_faith.serve.access import AccessLog
 from nli_faith.serve.auth import ApiKeys
@@ -260,7 +261,7 @@ def create_app(
                 questions.append(good[-1].question)
             except RecordError as err:  # the same error text as `nli-faith score` writes
                 results.append(Scored(error_result(describe(err)), message=str(err)))
-                questions.append(None)
+                questions.append(question_of(raw))  # as the CLI's row keeps it
         _note(request, settings, good, n=len(raws))
         scored = iter(await _score(service, settings, good) if good else [])
         results = [r if r is not None else next(scored) for r in results]
