@@ -393,6 +393,14 @@ E_ONNX_FP32_TORCH = Message(
     "--onnx-fp32 chooses the ONNX graph's precision, but the backend is {backend!r}: add "
     "--backend onnx (or --guardrail), or leave --onnx-fp32 out.",
 )
+E_MERGE_LINE_TWICE = Message(
+    "E106",
+    "{path}:{line}: record line {record} is also at line {first}: a scored file holds each "
+    "record once (score the files apart, or merge each scored file with its own verdicts).",
+)
+E_JUDGE_TIMEOUT = Message(
+    "E107", "the judge's timeout must be a number of seconds above 0, got {value!r}."
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

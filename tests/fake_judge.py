@@ -3,7 +3,9 @@
 It reads the claim out of the prompt and answers as its script says, per claim and
 per attempt: a verdict (``yes`` / ``no`` / ``idk``), ``fenced:<verdict>`` (JSON in a
 code fence), ``malformed`` (prose), ``badverdict`` (``"maybe"``), ``empty`` (no
-choices), ``429``, ``500``, ``401``, or ``sleep:<seconds>:<action>``. It records every
+choices), ``429``, ``500``, ``401``, ``braces`` (the verdict, then prose with braces),
+``surrogate`` (a lone surrogate in the reason), ``huge`` (a 2 MiB body), ``drip:<seconds>``
+(the verdict one byte at a time), or ``sleep:<seconds>:<action>``. It records every
 request (headers and body) and the most requests it ever had in flight.
 """
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 _CLAIM_RE = re.compile(r"\nCLAIM:\n(.*?)\n\nJSON:", re.DOTALL)
 
@@ -92,6 +94,23 @@ def make_app(script: Script) -> FastAPI:
                 return _completion(json.dumps({"verdict": "maybe"}))
             if action == "empty":
                 return {"id": "x", "choices": []}
+            if action == "braces":
+                return _completion('{"verdict": "no", "reason": "r"}\nNote: the format {verdict}.')
+            if action == "surrogate":
+                body = json.dumps(_completion(json.dumps({"verdict": "no", "reason": "a \ud800"})))
+                return Response(body, media_type="application/json")
+            if action == "huge":
+                return _completion(json.dumps({"verdict": "yes", "reason": "x" * (2 << 20)}))
+            if action.startswith("drip:"):
+                data = json.dumps(_completion(json.dumps({"verdict": "yes"}))).encode()
+                pause = float(action.split(":", 1)[1])
+
+                async def drip():
+                    for k in range(len(data)):
+                        yield data[k : k + 1]
+                        await asyncio.sleep(pause)
+
+                return StreamingResponse(drip(), media_type="application/json")
             if action.startswith("fenced:"):
                 verdict = action.split(":", 1)[1]
                 return _completion(f'```json\n{{"verdict": "{verdict}", "reason": "fenced"}}\n```')

@@ -105,7 +105,19 @@ def test_batch_and_concurrent_ainvoke_are_one_run_each(bundled_scorer, batches):
 def test_bad_input_is_an_error_result_not_a_crash(bundled_scorer):
     check = NLIFaithfulnessCheck(scorer=bundled_scorer)
     r = check.invoke({"answer": "It is blue.", "context": [3]})
-    assert r.error is not None and "context" in r.error
-    assert check.invoke({"context": DOCS}).error is not None  # no answer
+    assert "input key 'context' item 0 must be a string, got int" in r.error
+    assert "input key 'answer' is null" in check.invoke({"context": DOCS}).error
+    assert "not a JSON object (got str)" in check.invoke("It is blue.").error
+    # a guardrail fails closed: an answer it cannot score does not pass
+    guarded = NLIFaithfulnessCheck(1.0, scorer=bundled_scorer)
+    with pytest.raises(UnfaithfulAnswerError, match="could not be scored") as err:
+        guarded.invoke({"answer": "It is blue.", "contexts": DOCS})  # the key is "context"
+    assert err.value.result.error is not None
+    # a chat message whose content is a list of parts: its text parts are the answer
+    from langchain_core.messages import AIMessage
+
+    parts = [{"type": "text", "text": "It is blue."}, {"type": "image_url", "image_url": "x"}]
+    r = check.invoke({"answer": AIMessage(content=parts), "context": ["The sky is blue."]})
+    assert r.error is None and r.claims[0].claim == "It is blue."
     with pytest.raises(ValueError, match="score must be one of"):
         NLIFaithfulnessCheck(score_type="f1", scorer=bundled_scorer)

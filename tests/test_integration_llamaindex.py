@@ -92,9 +92,16 @@ def test_no_claims_and_bad_input_are_invalid_results(bundled_scorer):
     assert r.invalid_result and r.score is None and r.passing is None
     assert "no verifiable claim" in r.invalid_reason.lower()
     r = evaluator.evaluate(response="Fine.", contexts=[None])
-    assert r.invalid_result and "context" in r.invalid_reason
-    with pytest.raises(ValueError, match="contexts and response"):
+    assert r.invalid_result and "argument 'contexts' item 0 must be a string" in r.invalid_reason
+    r = evaluator.evaluate(response="Fine.", contexts=5)
+    assert "argument 'contexts' must be a string or a list of strings, got int" in r.invalid_reason
+    with pytest.raises(ValueError, match="^contexts must be provided"):
         evaluator.evaluate(response="x")
+    with pytest.raises(ValueError, match="^response and contexts must be provided"):
+        evaluator.evaluate()
+    # one string is one context, not a list of its characters
+    one = evaluator.evaluate(response=CONTEXT[0], contexts=CONTEXT[0])
+    assert one.contexts == [CONTEXT[0]] and one.score == 1.0
     with pytest.raises(TypeError, match="no LLM"):
         NLIFaithfulnessEvaluator(llm=object())
     with pytest.raises(ValueError, match="score must be one of"):

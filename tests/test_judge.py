@@ -210,6 +210,58 @@ def test_retries_then_errors_by_kind(server, script, caplog):
     assert KEY not in repr(judge_for(server))
 
 
+def test_replies_are_read_within_limits(server, script):
+    script.reset(
+        per_claim={
+            "Drip.": ["drip:0.05"],
+            "Huge.": ["huge"],
+            "Braces.": ["braces"],
+            "Surrogate.": ["surrogate"],
+        }
+    )
+    claims = list(script.per_claim)
+    out = judge_items(items(*claims), judge_for(server, timeout=1.0), max_attempts=1)
+    got = dict(zip(claims, out))
+    assert got["Drip."].verdict is None and "time-out after 1 s" in got["Drip."].error
+    assert got["Huge."].verdict is None and "more than 1,048,576 bytes" in got["Huge."].error
+    assert (got["Braces."].verdict, got["Braces."].reason) == ("no", "r")
+    assert got["Surrogate."].verdict == "no" and got["Surrogate."].reason == "a \ud800"
+
+
+def test_a_reply_of_braces_is_no_verdict():
+    from nli_faith.judge.prompt import JudgeReplyError, parse_reply
+
+    for text in ("{" * 99_000, "{a" * 49_000, '{"a":' * 19_000, "x" * 100_001):
+        with pytest.raises(JudgeReplyError):
+            parse_reply(text)
+    assert parse_reply('Sure. {"note": 1} and {"verdict": "IDK"} {x}').verdict == "idk"
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
+def test_a_timeout_must_be_positive_seconds(server, timeout):
+    with pytest.raises(ValueError, match="timeout must be a number of seconds above 0"):
+        judge_for(server, timeout=timeout)
+
+
+def test_a_plain_function_judge_runs_as_many_at_once_as_asked():
+    import threading
+
+    lock, now, most = threading.Lock(), [0], [0]
+
+    def slow(claim, evidence, question):
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+        time.sleep(0.2)
+        with lock:
+            now[0] -= 1
+        return "yes"
+
+    out = judge_items(items(*[f"Claim {k}." for k in range(16)]), slow, concurrency=16)
+    assert [o.verdict for o in out] == ["yes"] * 16
+    assert most[0] == 16  # its own threads, not the event loop's default few
+
+
 def test_concurrency_is_bounded(server, script):
     script.reset(default="sleep:0.15:yes")
     t0 = time.perf_counter()
@@ -221,6 +273,8 @@ def test_concurrency_is_bounded(server, script):
     for bad in ({"concurrency": 0}, {"max_attempts": 0}):
         with pytest.raises(ValueError, match="at least 1"):
             judge_items(items("x"), judge_for(server), **bad)
+        with pytest.raises(ValueError, match="at least 1"):  # before any scoring
+            Cascade(None, judge_for(server), **bad)
 
 
 def test_callable_judges_sync_and_async(bundled_scorer):
@@ -542,3 +596,43 @@ def test_merge_reads_verdicts_as_a_judges_reply_is_read():
     assert [(j.claim_index, j.outcome.verdict) for j in good] == [(0, "idk"), (1, "yes")]
     (error,) = errors
     assert error.startswith("j.jsonl:3: verdict 'maybe' is not one of 'yes', 'no', 'idk'")
+
+
+def test_merge_and_judge_refuse_a_scored_file_they_cannot_join(scored, tmp_path):
+    good = (scored / "scored.jsonl").read_text().splitlines()
+    esc = json.loads((scored / "esc.jsonl").read_text().splitlines()[0])
+    judged = write_jsonl(tmp_path / "judged.jsonl", [{**esc, "verdict": "no"}])
+    cases = {
+        "list": ([good[0], "[1, 2]"], "2: the line is not a JSON object"),
+        "no-line": ([good[0], json.dumps({"id": "x"})], "2: field 'line' is missing"),
+        "twice": ([good[0], good[1], good[0]], "3: record line 1 is also at line 1"),
+    }
+    for name, (lines, needle) in cases.items():
+        bad = write_jsonl(tmp_path / f"{name}.jsonl", lines)
+        for args in (
+            ("merge", str(bad), str(judged)),
+            ("judge", str(bad), "--base-url", "http://127.0.0.1:9/v1", "--model", "m"),
+        ):
+            proc = run_cli(*args)
+            assert proc.returncode == 2, (name, args[0], proc.stderr)
+            assert needle in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_merge_keeps_a_lone_surrogate_of_a_reason(scored, tmp_path):
+    esc = json.loads((scored / "esc.jsonl").read_text().splitlines()[0])
+    line = json.dumps({**esc, "verdict": "no", "reason": "bad \ud800 char"})
+    judged = write_jsonl(tmp_path / "judged.jsonl", [line])
+    out = tmp_path / "merged.jsonl"
+    proc = run_cli("merge", str(scored / "scored.jsonl"), str(judged), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    merged = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(merged) == len((scored / "scored.jsonl").read_text().splitlines())
+    claim = merged[0]["claims"][esc["claim_index"]]
+    assert claim["judge_reason"] == "bad \ud800 char" and claim["source"] == "judge"
+
+
+def test_judge_cli_refuses_a_timeout_that_is_not_positive(scored):
+    args = ("judge", str(scored / "scored.jsonl"), "--base-url", "http://127.0.0.1:9/v1")
+    proc = run_cli(*args, "--model", "m", "--timeout", "0")
+    assert proc.returncode == 2
+    assert "[E107]" in proc.stderr or "timeout must be a number of seconds above 0" in proc.stderr

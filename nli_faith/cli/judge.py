@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -35,7 +34,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY)
     p.add_argument("--max-attempts", type=int, default=DEFAULT_MAX_ATTEMPTS)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds for one request, from sending it to the reply's last byte",
+    )
     p.add_argument(
         "--no-json-mode",
         action="store_true",
@@ -49,6 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nli_faith.errors import E_FAITHFUL_STALE, E_JUDGE_KEY_ENV, NliFaithError
+    from nli_faith.io import json_line
     from nli_faith.judge.client import OpenAIJudge
     from nli_faith.judge.io import line_items
     from nli_faith.judge.merge import (
@@ -77,13 +82,16 @@ def run(args: argparse.Namespace) -> int:
         decision = gate_from_args(args)
     except (OSError, MergeError, NliFaithError) as err:
         return fail(err)
-    judge = OpenAIJudge(
-        base_url=args.base_url,
-        model=args.model,
-        api_key=key,
-        timeout=args.timeout,
-        json_mode=not args.no_json_mode,
-    )
+    try:
+        judge = OpenAIJudge(
+            base_url=args.base_url,
+            model=args.model,
+            api_key=key,
+            timeout=args.timeout,
+            json_mode=not args.no_json_mode,
+        )
+    except ValueError as err:
+        return fail(err)
     summary = JudgeSummary()
     results, items = [], []
     for line in scored:
@@ -116,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     dst = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
         for line in out_lines:
-            dst.write(json.dumps(line, ensure_ascii=False) + "\n")
+            dst.write(json_line(line))
     finally:
         if dst is not sys.stdout:
             dst.close()

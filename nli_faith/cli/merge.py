@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from nli_faith.cli.options import add_gate_option, gate_from_args
@@ -30,6 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from nli_faith.errors import E_FAITHFUL_STALE, NliFaithError, with_code
+    from nli_faith.io import json_line
     from nli_faith.judge.merge import (
         MergeError,
         merge_scored,
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
         for line in merged:
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            out.write(json_line(line))
     finally:
         if out is not sys.stdout:
             out.close()

@@ -74,3 +74,23 @@ def without_unsupported(response: str, result: FaithfulnessResult) -> str:
             pos = e
     pieces.append(response[pos:])
     return re.sub(r"[ \t]{2,}", " ", "".join(pieces)).strip()
+
+
+def renamed_fields(result: FaithfulnessResult, names: dict[str, str]) -> FaithfulnessResult:
+    """``result`` with its error naming the framework's inputs instead of the record's
+    fields (``{"response": "input key 'answer'"}``): "field 'response' is null" becomes
+    "input key 'answer' is null".
+
+    Example:
+        >>> from nli_faith.results import FaithfulnessResult
+        >>> r = FaithfulnessResult(None, None, None, 0, 0, 0, 0, "x",
+        ...                        error="RecordError: field 'context' is null; expected ...")
+        >>> renamed_fields(r, {"context": "argument 'contexts'"}).error
+        "RecordError: argument 'contexts' is null; expected ..."
+    """
+    if result.error is None:
+        return result
+    import dataclasses
+
+    error = re.sub(r"field '([a-z_]+)'", lambda m: names.get(m.group(1), m.group(0)), result.error)
+    return dataclasses.replace(result, error=error)

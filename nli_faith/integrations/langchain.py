@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
-from nli_faith.integrations.gate import blamed, check_score_type, passing
+from nli_faith.integrations.gate import blamed, check_score_type, passing, renamed_fields
 
 import_optional("langchain_core", extra="langchain", what="nli_faith.integrations.langchain")
 
@@ -70,7 +70,9 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
         **scorer_options: any keyword option of ``FaithfulnessScorer``.
 
     A record that cannot be scored (a missing key, a context that is not text) gives a
-    result whose ``error`` says why, as :meth:`FaithfulnessScorer.score_batch` does.
+    result whose ``error`` says why, naming the input key, as
+    :meth:`FaithfulnessScorer.score_batch` does; with a ``threshold`` it raises
+    :class:`UnfaithfulAnswerError` instead (a guardrail fails closed).
     """
 
     def __init__(
@@ -130,10 +132,10 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
     async def _ascore_one(self, input: Mapping[str, Any]) -> FaithfulnessResult:
         return self._gate(await self._batcher.ascore(self._record(input)))
 
-    def _record(self, input: Mapping[str, Any]) -> dict[str, Any]:
+    def _record(self, input: Mapping[str, Any]) -> Any:
         response_key, context_key, question_key = self.keys
         if not isinstance(input, Mapping):
-            return {"response": input, "context": None}  # the scorer names the problem
+            return input  # the scorer says it is not a mapping, and of what type
         return {
             "response": _text(input.get(response_key)),
             "context": _documents(input.get(context_key)),
@@ -141,8 +143,13 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
         }
 
     def _gate(self, result: FaithfulnessResult) -> FaithfulnessResult:
-        if self.threshold is None or result.error is not None:
+        names = dict(zip(("response", "context", "question"), self.keys))
+        result = renamed_fields(result, {k: f"input key '{v}'" for k, v in names.items()})
+        if self.threshold is None:
             return result
+        if result.error is not None:  # a guardrail fails closed: unscored is not faithful
+            message = f"The answer could not be scored, so it does not pass: {result.error}"
+            raise UnfaithfulAnswerError(result, message)
         if passing(result, score_type=self.score_type, threshold=self.threshold) is False:
             lines = [
                 f"The answer scored below {self.threshold} ({self.score_type}).",
@@ -153,9 +160,21 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
 
 
 def _text(value: Any) -> Any:
-    """A chat message's text (``AIMessage.content``), or the value as it is."""
+    """A chat message's text (``AIMessage.content``, its text parts joined when it is a
+    list of parts), or the value as it is."""
     content = getattr(value, "content", None)
+    if isinstance(content, list):
+        parts = [p if isinstance(p, str) else p.get("text") for p in content if _is_text(p)]
+        return "".join(parts)
     return content if isinstance(content, str) else value
+
+
+def _is_text(part: Any) -> bool:
+    return isinstance(part, str) or (
+        isinstance(part, Mapping)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+    )
 
 
 def _documents(value: Any) -> Any:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from nli_faith.errors import E_INTEGRATION_LLM_MODEL
 from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
-from nli_faith.integrations.gate import blamed, check_score_type, passing
+from nli_faith.integrations.gate import blamed, check_score_type, passing, renamed_fields
 
 import_optional("llama_index.core", extra="llamaindex", what="nli_faith.integrations.llamaindex")
 
@@ -120,6 +120,7 @@ class NLIFaithfulnessEvaluator(BaseEvaluator):
         return self._batcher.cached(_record(query, response, contexts))
 
     def _finish(self, record: dict[str, Any], result: FaithfulnessResult) -> EvaluationResult:
+        result = renamed_fields(result, _ARGUMENTS)
         if result.error is not None:  # the inputs may not even be strings
             return EvaluationResult(
                 invalid_result=True, invalid_reason=result.error, feedback=result.reason
@@ -144,7 +145,17 @@ class NLIFaithfulnessEvaluator(BaseEvaluator):
         return out
 
 
+#: The record's fields as LlamaIndex's evaluator arguments, for error messages.
+_ARGUMENTS = {"response": "argument 'response'", "context": "argument 'contexts'",
+              "question": "argument 'query'"}  # fmt: skip
+
+
 def _record(query: str | None, response: str | None, contexts: Sequence[str] | None) -> dict:
-    if contexts is None or response is None:
-        raise ValueError("contexts and response must be provided")
-    return {"response": response, "context": list(contexts), "question": query}
+    missing = [name for name, v in (("response", response), ("contexts", contexts)) if v is None]
+    if missing:
+        raise ValueError(f"{' and '.join(missing)} must be provided")
+    if isinstance(contexts, str):  # one string is one context
+        contexts = [contexts]
+    elif isinstance(contexts, Sequence):
+        contexts = list(contexts)  # anything else: the scorer's error names it
+    return {"response": response, "context": contexts, "question": query}

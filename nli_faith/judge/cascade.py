@@ -13,6 +13,7 @@ from nli_faith.judge.runner import (
     DEFAULT_MAX_ATTEMPTS,
     JudgeSummary,
     ajudge_items,
+    check_options,
     judge_items,
 )
 from nli_faith.records import Record, parse_record, question_of
@@ -59,6 +60,7 @@ class Cascade:
         backoff: float = DEFAULT_BACKOFF,
         show_progress_bar: bool = False,
     ) -> None:
+        check_options(concurrency=concurrency, max_attempts=max_attempts)
         self.scorer = scorer
         self.judge = judge
         self.options = {

@@ -10,14 +10,26 @@ masked in ``repr`` and in error messages.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from nli_faith.errors import E_JUDGE_HTTP, E_JUDGE_HTTPX, E_JUDGE_REPLY, MissingDependencyError
+from nli_faith.errors import (
+    E_JUDGE_HTTP,
+    E_JUDGE_HTTPX,
+    E_JUDGE_REPLY,
+    E_JUDGE_TIMEOUT,
+    MissingDependencyError,
+)
 from nli_faith.judge.prompt import JudgeReply, JudgeReplyError, build_messages, parse_reply
+from nli_faith.records import load_json
 
 logger = logging.getLogger(__name__)
+
+#: Largest HTTP reply body read from the endpoint, in bytes (a verdict is a few hundred).
+MAX_REPLY_BYTES = 1 << 20
 
 
 class RetryableJudgeError(RuntimeError):
@@ -47,7 +59,8 @@ class OpenAIJudge:
             or ``http://localhost:8000/v1`` (``/chat/completions`` is appended).
         model: the model name the endpoint expects.
         api_key: sent as a bearer token; ``None`` sends no ``Authorization`` header.
-        timeout: seconds for one request (connect, read, write).
+        timeout: seconds for one request, from sending it to the last byte of the reply
+            (a server that drips its reply byte by byte is cut off too).
         temperature: sampling temperature (0: as repeatable as the endpoint allows).
         max_tokens: cap on the reply's length.
         json_mode: send ``response_format={"type": "json_object"}`` (turn off for
@@ -70,6 +83,10 @@ class OpenAIJudge:
         max_tokens: int = 256,
         json_mode: bool = True,
     ) -> None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise ValueError(E_JUDGE_TIMEOUT.format(value=timeout))
+        if not math.isfinite(timeout) or timeout <= 0:
+            raise ValueError(E_JUDGE_TIMEOUT.format(value=timeout))
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key
@@ -89,15 +106,17 @@ class OpenAIJudge:
     def _redact(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text
 
-    def client(self):
-        """A new ``httpx.AsyncClient`` with the bearer key and time-out set."""
+    def client(self, *, concurrency: int = 100):
+        """A new ``httpx.AsyncClient`` with the bearer key, the time-out, and a connection
+        pool as large as ``concurrency`` (requests never queue for a connection)."""
         try:
             import httpx
         except ImportError as err:
             raise MissingDependencyError(E_JUDGE_HTTPX.format(error=err)) from err
 
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        return httpx.AsyncClient(headers=headers, timeout=self.timeout)
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        return httpx.AsyncClient(headers=headers, timeout=self.timeout, limits=limits)
 
     def payload(self, claim: str, evidence: Sequence[str], question: str | None) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -110,6 +129,17 @@ class OpenAIJudge:
             body["response_format"] = {"type": "json_object"}
         return body
 
+    async def _post(self, client, payload: dict[str, Any]) -> tuple[int, Any, bytes]:
+        """Status, headers and body of one request; the body is read up to one byte past
+        :data:`MAX_REPLY_BYTES` (a bigger reply is refused, never held whole)."""
+        async with client.stream("POST", self.url, json=payload) as resp:
+            body = bytearray()
+            async for chunk in resp.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_REPLY_BYTES:
+                    break
+            return resp.status_code, resp.headers, bytes(body)
+
     async def ajudge(
         self, client, claim: str, evidence: Sequence[str], question: str | None = None
     ) -> JudgeReply:
@@ -117,24 +147,28 @@ class OpenAIJudge:
         import httpx
 
         try:
-            resp = await client.post(self.url, json=self.payload(claim, evidence, question))
-        except httpx.TimeoutException as err:
+            status, headers, body = await asyncio.wait_for(
+                self._post(client, self.payload(claim, evidence, question)), self.timeout
+            )
+        except (httpx.TimeoutException, asyncio.TimeoutError) as err:
             raise RetryableJudgeError(
                 f"time-out after {self.timeout:g} s ({type(err).__name__})"
             ) from None
         except httpx.TransportError as err:
             raise RetryableJudgeError(self._redact(f"{type(err).__name__}: {err}")) from None
-        if resp.status_code != 200:
-            message = E_JUDGE_HTTP.format(
-                status=resp.status_code, body=self._redact(resp.text[:200].strip())
-            )
-            if resp.status_code == 429 or resp.status_code >= 500:
+        text = body.decode("utf-8", errors="replace")
+        if status != 200:
+            message = E_JUDGE_HTTP.format(status=status, body=self._redact(text[:200].strip()))
+            if status == 429 or status >= 500:
                 raise RetryableJudgeError(
-                    message, retry_after=_retry_after(resp.headers.get("retry-after"))
+                    message, retry_after=_retry_after(headers.get("retry-after"))
                 )
             raise FatalJudgeError(message)
+        if len(body) > MAX_REPLY_BYTES:
+            detail = f"a body of more than {MAX_REPLY_BYTES:,} bytes"
+            raise RetryableJudgeError(E_JUDGE_REPLY.format(detail=detail))
         try:
-            content = resp.json()["choices"][0]["message"]["content"]
+            content = load_json(text)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise RetryableJudgeError(
                 E_JUDGE_REPLY.format(detail="no choices[0].message.content in the response")

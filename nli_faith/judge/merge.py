@@ -22,6 +22,7 @@ from nli_faith.errors import (
     E_MERGE_DUPLICATE,
     E_MERGE_FIELD,
     E_MERGE_JSON,
+    E_MERGE_LINE_TWICE,
     E_MERGE_NOT_OBJECT,
     E_MERGE_UNKNOWN,
     E_MERGE_VERDICT,
@@ -294,14 +295,29 @@ def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Every non-blank line of a JSONL file made by nli-faith (``MergeError`` on bad JSON)."""
+    """The lines of a scored JSONL file (``nli-faith score`` output): each a JSON object
+    with its own integer ``line``; anything else is a ``MergeError`` naming the line."""
     from nli_faith.io import byte_chunks, jsonl_lines
 
-    out = []
+    out: list[dict[str, Any]] = []
+    seen: dict[int, int] = {}
     with open(path, "rb") as fh:
         for lineno, text in jsonl_lines(byte_chunks(fh)):
             try:
-                out.append(load_json(text))
+                obj = load_json(text)
             except JSONInputError as err:
                 raise MergeError(E_MERGE_JSON.format(path=path, line=lineno, error=err)) from err
+            if not isinstance(obj, dict):
+                raise MergeError(E_MERGE_NOT_OBJECT.format(path=path, line=lineno))
+            line = obj.get("line")
+            if not isinstance(line, int) or isinstance(line, bool):
+                raise MergeError(
+                    E_MERGE_FIELD.format(path=path, line=lineno, field="line", kind="an integer")
+                )
+            if line in seen:
+                raise MergeError(
+                    E_MERGE_LINE_TWICE.format(path=path, line=lineno, record=line, first=seen[line])
+                )
+            seen[line] = lineno
+            out.append(obj)
     return out

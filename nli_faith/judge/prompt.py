@@ -75,7 +75,31 @@ def build_messages(
 
 
 _FENCE_RE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
-_OBJECT_RE = re.compile(r"\{.*\}", re.DOTALL)
+#: Longest reply read for a verdict, in characters; a longer one is not a verdict.
+MAX_REPLY_CHARS = 100_000
+
+
+#: Where a JSON object may start: a brace, then a key or its closing brace.
+_OBJECT_START_RE = re.compile(r'\{\s*["}]')
+#: Object starts tried in one reply, at most (a verdict reply has one or two).
+MAX_OBJECT_TRIES = 32
+
+
+def _objects(text: str):
+    """The JSON objects found in ``text``, first to last: prose with stray braces around
+    the verdict is fine, and a reply made of braces costs a few tries, not one a brace."""
+    decoder = json.JSONDecoder()
+    pos, tries = 0, 0
+    while tries < MAX_OBJECT_TRIES and (m := _OBJECT_START_RE.search(text, pos)):
+        tries += 1
+        try:
+            obj, end = decoder.raw_decode(text, m.start())
+        except (ValueError, RecursionError):
+            pos = m.start() + 1
+            continue
+        if isinstance(obj, dict):
+            yield obj
+        pos = end
 
 
 def normalize_verdict(value: object) -> str:
@@ -101,15 +125,14 @@ def parse_reply(text: str) -> JudgeReply:
     """
     if not isinstance(text, str) or not text.strip():
         raise JudgeReplyError(E_JUDGE_REPLY.format(detail="empty reply"))
+    if len(text) > MAX_REPLY_CHARS:
+        detail = f"{len(text):,} characters, more than the {MAX_REPLY_CHARS:,} read for a verdict"
+        raise JudgeReplyError(E_JUDGE_REPLY.format(detail=detail))
     body = _FENCE_RE.sub("", text.strip())
     try:
         data = json.loads(body)
-    except json.JSONDecodeError:
-        found = _OBJECT_RE.search(body)
-        try:
-            data = json.loads(found.group(0)) if found else None
-        except json.JSONDecodeError:
-            data = None
+    except (ValueError, RecursionError):
+        data = next((o for o in _objects(body) if "verdict" in o or "verdicts" in o), None)
     if isinstance(data, dict) and isinstance(data.get("verdicts"), list) and data["verdicts"]:
         data = data["verdicts"][0]  # DeepEval's list shape, one claim
     if not isinstance(data, dict) or "verdict" not in data:

@@ -18,6 +18,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,10 +91,12 @@ def _as_reply(value: Any) -> JudgeReply:
 
 
 @contextlib.asynccontextmanager
-async def _bind(judge: Any):
-    """An async ``call(item) -> JudgeReply`` for ``judge`` (opening its HTTP client)."""
+async def _bind(judge: Any, concurrency: int):
+    """An async ``call(item) -> JudgeReply`` for ``judge``, for ``concurrency`` calls at
+    once: an :class:`OpenAIJudge` gets an HTTP client with that many connections, a plain
+    function that many threads of its own."""
     if isinstance(judge, OpenAIJudge):
-        async with judge.client() as client:
+        async with judge.client(concurrency=concurrency) as client:
 
             async def call(item: JudgeItem) -> JudgeReply:
                 return await judge.ajudge(client, item.claim, item.evidence_texts, item.question)
@@ -106,14 +109,31 @@ async def _bind(judge: Any):
         type(judge).__call__
     )
 
+    pool = None if is_async else ThreadPoolExecutor(max_workers=concurrency)
+
     async def call(item: JudgeItem) -> JudgeReply:
         args = (item.claim, item.evidence_texts, item.question)
-        value = await judge(*args) if is_async else await asyncio.to_thread(judge, *args)
+        if pool is None:
+            value = await judge(*args)
+        else:
+            value = await asyncio.get_running_loop().run_in_executor(pool, judge, *args)
         if inspect.isawaitable(value):
             value = await value
         return _as_reply(value)
 
-    yield call
+    try:
+        yield call
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def check_options(*, concurrency: Any, max_attempts: Any) -> None:
+    """Raise ``ValueError`` unless both are whole numbers of at least 1."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(E_CONCURRENCY.format(value=concurrency))
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+        raise ValueError(E_MAX_ATTEMPTS.format(value=max_attempts))
 
 
 async def ajudge_items(
@@ -129,10 +149,7 @@ async def ajudge_items(
     """One :class:`Outcome` per item, in order; counts go into ``summary``."""
     from tqdm.auto import tqdm
 
-    if not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(E_CONCURRENCY.format(value=concurrency))
-    if not isinstance(max_attempts, int) or max_attempts < 1:
-        raise ValueError(E_MAX_ATTEMPTS.format(value=max_attempts))
+    check_options(concurrency=concurrency, max_attempts=max_attempts)
     summary = summary if summary is not None else JudgeSummary()
     summary.sent += len(items)
     if not items:
@@ -174,7 +191,7 @@ async def ajudge_items(
                 await asyncio.sleep(delay)
         return Outcome(error=E_JUDGE_GAVE_UP.format(attempts=max_attempts, error=error))
 
-    async with _bind(judge) as call:
+    async with _bind(judge, concurrency) as call:
 
         async def tracked(item: JudgeItem) -> Outcome:
             out = await one(call, item)
@@ -207,7 +224,6 @@ def judge_items(items: Sequence[JudgeItem], judge: Any, **options: Any) -> list[
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
