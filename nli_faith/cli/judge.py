@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         Outcome,
         apply_outcomes,
         decide_line,
-        read_jsonl,
+        read_scored,
         result_from_dict,
         scored_line,
         stale_faithful,
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         if not key:
             return fail(E_JUDGE_KEY_ENV.format(var=args.api_key_env))
     try:
-        scored = read_jsonl(args.scored)
+        scored = read_scored(args.scored)
         decision = gate_from_args(args)
     except (OSError, MergeError, NliFaithError) as err:
         return fail(err)

@@ -33,13 +33,13 @@ def run(args: argparse.Namespace) -> int:
     from nli_faith.judge.merge import (
         MergeError,
         merge_scored,
-        read_jsonl,
         read_judged_file,
+        read_scored,
         stale_faithful,
     )
 
     try:
-        scored = read_jsonl(args.scored)
+        scored = read_scored(args.scored)
         judged, errors = read_judged_file(args.judged)
         decision = gate_from_args(args)
     except (OSError, MergeError, NliFaithError) as err:

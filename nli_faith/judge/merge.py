@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -294,30 +294,41 @@ def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[
     return sum("faithful" in a and "faithful" not in b for a, b in zip(lines, merged))
 
 
-def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """The lines of a scored JSONL file (``nli-faith score`` output): each a JSON object
-    with its own integer ``line``; anything else is a ``MergeError`` naming the line."""
+def _numbered(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """(line number, JSON value) of each non-blank line (``MergeError`` on bad JSON)."""
     from nli_faith.io import byte_chunks, jsonl_lines
 
-    out: list[dict[str, Any]] = []
-    seen: dict[int, int] = {}
     with open(path, "rb") as fh:
         for lineno, text in jsonl_lines(byte_chunks(fh)):
             try:
-                obj = load_json(text)
+                yield lineno, load_json(text)
             except JSONInputError as err:
                 raise MergeError(E_MERGE_JSON.format(path=path, line=lineno, error=err)) from err
-            if not isinstance(obj, dict):
-                raise MergeError(E_MERGE_NOT_OBJECT.format(path=path, line=lineno))
-            line = obj.get("line")
-            if not isinstance(line, int) or isinstance(line, bool):
-                raise MergeError(
-                    E_MERGE_FIELD.format(path=path, line=lineno, field="line", kind="an integer")
-                )
-            if line in seen:
-                raise MergeError(
-                    E_MERGE_LINE_TWICE.format(path=path, line=lineno, record=line, first=seen[line])
-                )
-            seen[line] = lineno
-            out.append(obj)
+
+
+def read_jsonl(path: str | Path) -> list[Any]:
+    """Every non-blank line of a JSONL file made by nli-faith (``MergeError`` on bad JSON)."""
+    return [obj for _, obj in _numbered(path)]
+
+
+def read_scored(path: str | Path) -> list[dict[str, Any]]:
+    """The lines of a scored file (``nli-faith score`` output), to join verdicts to: each a
+    JSON object with its own integer ``line``; anything else is a ``MergeError`` naming the
+    line, since a verdict could otherwise land on the wrong record."""
+    out: list[dict[str, Any]] = []
+    seen: dict[int, int] = {}
+    for lineno, obj in _numbered(path):
+        if not isinstance(obj, dict):
+            raise MergeError(E_MERGE_NOT_OBJECT.format(path=path, line=lineno))
+        line = obj.get("line")
+        if not isinstance(line, int) or isinstance(line, bool):
+            raise MergeError(
+                E_MERGE_FIELD.format(path=path, line=lineno, field="line", kind="an integer")
+            )
+        if line in seen:
+            raise MergeError(
+                E_MERGE_LINE_TWICE.format(path=path, line=lineno, record=line, first=seen[line])
+            )
+        seen[line] = lineno
+        out.append(obj)
     return out
