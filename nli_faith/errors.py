@@ -401,6 +401,9 @@ E_MERGE_LINE_TWICE = Message(
 E_JUDGE_TIMEOUT = Message(
     "E107", "the judge's timeout must be a number of seconds above 0, got {value!r}."
 )
+E_WHOLE_NUMBER = Message(
+    "E108", "{name} must be a whole number of at least {least}, got {value!r}."
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

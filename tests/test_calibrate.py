@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -130,6 +131,16 @@ def test_thresholds_file_round_trips_and_rejects_bad_files(tmp_path):
         Thresholds.load(path)
     with pytest.raises(ThresholdsError, match="decision score must be one of"):
         Decision(score="median")
+    good = th.to_dict()
+    for part, value, needle in [
+        ("decision", {"score": "strict", "min_score": "abc"}, "min_score must be in [0, 1]"),
+        ("decision", {"score": "strict", "min_score": 5}, "min_score must be in [0, 1]"),
+        ("options", {"foo": 1}, "'options' holds ['foo']"),
+        ("options", {"entail_threshold": 2}, "entail_threshold must be in [0, 1]"),
+    ]:
+        path.write_text(json.dumps({**good, part: value}))
+        with pytest.raises(ThresholdsError, match=re.escape(needle)):
+            Thresholds.load(path)
 
 
 def test_thresholds_for_another_model_are_a_clear_error(tmp_path, tiny_model_dir, bundled_scorer):

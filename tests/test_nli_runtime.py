@@ -83,3 +83,26 @@ def test_a_device_torch_cannot_use_is_a_clear_error(device, tiny_model_dir, caps
     argv = ["score", src, "-o", "-", "--model", str(tiny_model_dir)]
     assert main([*argv, "--device", device]) == 2
     assert f"error: [E104] device '{device}'" in capsys.readouterr().err
+
+
+def test_a_token_limit_off_the_padding_block_is_rounded_down(tiny_model_dir):
+    from nli_faith.scorer import FaithfulnessScorer
+
+    scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu", max_length=100)
+    assert scorer.nli.max_length == 96  # truncation meets the padding to multiples of 32
+    r = scorer.score("The warranty lasts 36 months.", "The warranty lasts 24 months. " * 40)
+    assert r.error is None and r.n_claims == 1
+    for bad in (16, 0, -5, 64.0, True):
+        with pytest.raises(ValueError, match="max_length must be a whole number of at least 32"):
+            FaithfulnessScorer(str(tiny_model_dir), device="cpu", max_length=bad)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("chunk_overlap", -1), ("chunk_overlap", "1"), ("chunk_tokens", 0), ("chunk_tokens", 2.5)],
+)
+def test_chunk_options_must_be_whole_numbers(tiny_model_dir, option, value):
+    from nli_faith.scorer import FaithfulnessScorer
+
+    with pytest.raises(ValueError, match=f"{option} must be a whole number of at least"):
+        FaithfulnessScorer(str(tiny_model_dir), device="cpu", **{option: value})

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nli_faith.config import DEFAULT_CHUNK_TOKENS, DEFAULT_CONTRADICTION_OVERLAP, ScorerConfig
-from nli_faith.errors import E_PREFILTER_TOP_K_ALONE
+from nli_faith.errors import E_PREFILTER_TOP_K_ALONE, E_WHOLE_NUMBER
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds
 from nli_faith.scoring.prefilter import make_prefilter
@@ -48,6 +48,20 @@ class Parts:
     composite: bool = True
 
 
+def whole_number(name: str, value: object, *, least: int) -> int:
+    """``value`` if it is an ``int`` (not a bool) of at least ``least``, else ``ValueError``.
+
+    Example:
+        >>> whole_number("chunk_overlap", -1, least=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: chunk_overlap must be a whole number of at least 0, got -1.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
+    return value
+
+
 def load_parts(config: ScorerConfig) -> Parts:
     """Load the parts ``config`` describes (its ``thresholds`` file is the facade's)."""
     from nli_faith.nli.model import NLIModel
@@ -78,6 +92,9 @@ def load_parts(config: ScorerConfig) -> Parts:
     entail = check_threshold("entail_threshold", chosen["entail_threshold"])
     contradict = check_threshold("contradict_threshold", chosen["contradict_threshold"])
     overlap = check_threshold("contradiction_overlap", config.contradiction_overlap)
+    whole_number("chunk_overlap", config.chunk_overlap, least=0)
+    if config.chunk_tokens is not None:
+        whole_number("chunk_tokens", config.chunk_tokens, least=1)
     top_k = config.prefilter_top_k
     if config.prefilter is None and top_k is not None:
         raise ValueError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))

@@ -15,8 +15,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nli_faith.errors import E_BACKEND, E_BATCH_SIZE, E_MODEL_NOT_FOUND, ModelLoadError
-from nli_faith.nli.batching import PAD_MULTIPLE  # noqa: F401 - re-exported
+from nli_faith.errors import (
+    E_BACKEND,
+    E_BATCH_SIZE,
+    E_MODEL_NOT_FOUND,
+    E_WHOLE_NUMBER,
+    ModelLoadError,
+)
+from nli_faith.nli.batching import PAD_MULTIPLE
 from nli_faith.nli.cross_encoder import cpu_has_native_bf16  # noqa: F401 - re-exported
 from nli_faith.nli.labels import LabelMap
 from nli_faith.nli.registry import known_names, resolve_model
@@ -45,7 +51,8 @@ class NLIModel:
             (default; fastest, top label agrees with fp32 on ~95% of pairs) or, if False,
             the fp32 graph (exported once into the cache; matches torch in float32).
         label_map: override of the output indices, e.g. ``{"entailment": 0, "contradiction": 2}``.
-        max_length: token limit of one pair; default: the registry's or tokenizer's.
+        max_length: token limit of one pair (at least 32; rounded down to a multiple of 32,
+            the padding block); default: the registry's or tokenizer's.
         batch_size: pairs per forward pass; default 32, or 1 for the int8 ONNX graph:
             dynamic int8 quantization scales activations over the whole batch (padding
             included), so a pair's probabilities would shift with its batch mates. One
@@ -110,8 +117,18 @@ class NLIModel:
             if label_map is not None
             else LabelMap.from_id2label(config.id2label, model=spec.name)
         )
+        if max_length is not None and (
+            isinstance(max_length, bool)
+            or not isinstance(max_length, int)
+            or max_length < PAD_MULTIPLE
+        ):
+            raise ValueError(
+                E_WHOLE_NUMBER.format(name="max_length", least=PAD_MULTIPLE, value=max_length)
+            )
         limit = max_length or spec.max_length or getattr(tokenizer, "model_max_length", 512)
-        self.max_length = int(min(limit, 4096))
+        # a whole number of padding blocks: pairs are padded to multiples of PAD_MULTIPLE (so a
+        # pair's probabilities do not depend on its batch mates), which truncation must meet
+        self.max_length = max(PAD_MULTIPLE, int(min(limit, 4096)) // PAD_MULTIPLE * PAD_MULTIPLE)
         if backend == "onnx":
             from nli_faith.nli.onnx import OnnxRuntime
 

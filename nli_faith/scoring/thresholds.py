@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from nli_faith.errors import (
+    E_THRESHOLD,
     E_THRESHOLDS_FILE,
     E_THRESHOLDS_MODEL,
     E_THRESHOLDS_SCORE,
@@ -37,6 +38,8 @@ from nli_faith.errors import (
 )
 
 FORMAT = "nli-faith-thresholds/1"
+#: The scorer options a thresholds file may set: the thresholds calibration chooses.
+OPTIONS = ("entail_threshold", "contradict_threshold", "band_high", "band_low")
 #: Scores a decision may gate on.
 SCORES = ("strict", "lenient", "soft")
 
@@ -51,6 +54,9 @@ class Decision:
     def __post_init__(self) -> None:
         if self.score not in SCORES:
             raise ThresholdsError(E_THRESHOLDS_SCORE.format(allowed=SCORES, score=self.score))
+        number = isinstance(self.min_score, (int, float)) and not isinstance(self.min_score, bool)
+        if not number or not 0.0 <= self.min_score <= 1.0:  # NaN fails the range too
+            raise ThresholdsError(E_THRESHOLD.format(name="min_score", value=self.min_score))
 
     def passes(self, result: Any) -> bool | None:
         """``True``/``False`` for a scored result; ``None`` when it has no score
@@ -106,8 +112,16 @@ class Thresholds:
             model = ModelId(**data["model"])
             options = {str(k): float(v) for k, v in data["options"].items()}
             decision = Decision(**data["decision"])
+        except ThresholdsError as err:
+            raise bad(str(err)) from err
         except (KeyError, TypeError, AttributeError, ValueError) as err:
             raise bad(f"{type(err).__name__}: {err}") from err
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise bad(f"'options' holds {unknown}, which are not among {list(OPTIONS)}")
+        for name, value in options.items():
+            if not 0.0 <= value <= 1.0:
+                raise bad(E_THRESHOLD.format(name=name, value=value))
         return cls(model=model, options=options, decision=decision, report=data.get("report", {}))
 
     @classmethod
