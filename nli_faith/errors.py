@@ -404,6 +404,10 @@ E_JUDGE_TIMEOUT = Message(
 E_WHOLE_NUMBER = Message(
     "E108", "{name} must be a whole number of at least {least}, got {value!r}."
 )
+E_DATA_EMPTY = Message(
+    "E109", "no training rows: the training files ({files}) hold none after the checks above."
+)
+E_TRAIN_OPTION = Message("E110", "{flag} must be {expected}, got {value!r}.")
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -114,6 +114,18 @@ def check_input(path: str) -> None:
             raise ValueError(E_INPUT_NOT_PARQUET.format(path=path, error=err)) from None
 
 
+def check_output(path: str) -> None:
+    """Raise an ``OSError`` that names ``path`` (not ``-``) when a file cannot be written
+    there: its folder is missing, or it is a folder; checked before any work is done."""
+    if path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"output {path} is a directory; give a file name")
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"output {path}: the folder {target.parent} does not exist")
+
+
 def count_records(path: str) -> int | None:
     """Number of records when it is known without reading the file (Parquet), else None."""
     if not is_parquet(path):

@@ -320,3 +320,17 @@ def test_the_command_names_its_flag_in_the_bands_note():
     assert _flagged(E_BANDS_KEPT) == (
         "the judge's bands were not calibrated (--no-bands): the scorer's bands are kept."
     )
+
+
+def test_calibrate_refuses_what_it_cannot_write_before_scoring(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "in.jsonl", [{"response": "It is.", "context": "It.", "label": 1}])
+    cases = [
+        (["-o", str(tmp_path / "nodir" / "t.json")], "the folder"),
+        (["-o", str(tmp_path)], "is a directory"),
+        (["-o", str(tmp_path / "t.json"), "--seed", "-1"], "--seed must be 0 or more"),
+    ]
+    for extra, needle in cases:
+        assert main(["calibrate", str(src), *extra, "--no-progress"]) == 2
+        assert needle in capsys.readouterr().err
+    assert main(["calibrate", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "t.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err

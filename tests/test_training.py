@@ -174,3 +174,30 @@ def test_a_hypothesis_longer_than_max_length_is_dropped_not_fatal(tmp_path, tiny
     key = "rows whose hypothesis alone exceeds max_length (dropped)"
     assert summary["rows_by_file"][key] == 1
     assert summary["rows_total"] == len(rows) - 1
+
+
+def test_train_refuses_bad_files_and_options_with_a_clear_error(tmp_path, tiny_model_dir, capsys):
+    from nli_faith.cli import main
+
+    row = {"premise": "A man sleeps.", "hypothesis": "A man rests.", "label": "entailment"}
+    good = write_jsonl(tmp_path / "good.jsonl", [row])
+    cases = [
+        (
+            ["--train", str(write_jsonl(tmp_path / "b.jsonl", [row, "not json"]))],
+            "b.jsonl:2: not valid JSON",
+        ),
+        (
+            ["--train", str(write_jsonl(tmp_path / "l.jsonl", [[1, 2]]))],
+            "l.jsonl:1: the line is not a JSON object",
+        ),
+        (["--train", str(write_jsonl(tmp_path / "e.jsonl", []))], "[E109] no training rows"),
+        (["--train", str(good), "--epochs", "0"], "--epochs must be above 0"),
+        (["--train", str(good), "--warmup-ratio", "2"], "--warmup-ratio must be in [0, 1]"),
+        (["--train", str(good), "--unlabelled", "5"], "--unlabelled must be used with a teacher"),
+        (["--train", str(good), "--device", "gpu"], "[E104] device 'gpu'"),
+    ]
+    for extra, needle in cases:
+        argv = ["train", "--base-model", str(tiny_model_dir), "-o", str(tmp_path / "out"), *extra]
+        assert main(argv) == 2, extra
+        err = capsys.readouterr().err
+        assert needle in err and "Traceback" not in err, err

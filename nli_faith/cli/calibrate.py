@@ -99,7 +99,7 @@ def _table(cal) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from nli_faith.engine.failures import describe
-    from nli_faith.io import read_records
+    from nli_faith.io import check_input, check_output, read_records
     from nli_faith.scoring.bands import TARGET_AGREEMENT
     from nli_faith.scoring.calibrate import calibrate, parse_labelled
     from nli_faith.scoring.thresholds import ModelId, Thresholds
@@ -108,9 +108,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"nli-faith calibrate: error: {message}", file=sys.stderr)
         return 2
 
-    try:
+    try:  # everything that can be told before the records are scored
+        if args.seed < 0:
+            raise ValueError(f"--seed must be 0 or more, got {args.seed}.")
+        check_input(args.input)
+        check_output(args.output)
         scorer = scorer_from_args(args)
-    except (ValueError, NliFaithError) as err:
+    except (ValueError, OSError, NliFaithError) as err:
         return fail(str(err))
     scorer.early_exit = False  # calibration needs every pair to try every threshold
     limits = limits_from_args(args)

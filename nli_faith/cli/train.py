@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from nli_faith.errors import E_TRAIN_OPTION
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -107,9 +109,73 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--num-workers", type=int, default=0)
 
 
+#: (flag, attribute, test, what it must be) of the options checked before training starts.
+_CHECKS = (
+    ("--epochs", "epochs", lambda v: v > 0, "above 0"),
+    ("--batch-size", "batch_size", lambda v: v >= 1, "at least 1"),
+    ("--learning-rate", "learning_rate", lambda v: v > 0, "above 0"),
+    ("--warmup-ratio", "warmup_ratio", lambda v: 0 <= v <= 1, "in [0, 1]"),
+    ("--max-length", "max_length", lambda v: v >= 32, "at least 32"),
+    ("--logging-steps", "logging_steps", lambda v: v >= 1, "at least 1"),
+    ("--save-steps", "save_steps", lambda v: v >= 1, "at least 1"),
+    ("--num-workers", "num_workers", lambda v: v >= 0, "0 or more"),
+    ("--dev-fraction", "dev_fraction", lambda v: 0 <= v < 1, "in [0, 1)"),
+    ("--distill-alpha", "distill_alpha", lambda v: 0 <= v <= 1, "in [0, 1]"),
+    ("--time-budget", "time_budget", lambda v: v is None or v > 0, "above 0"),
+    ("--freeze-layers", "freeze_layers", lambda v: v >= 0, "0 or more"),
+    ("--multi-fact", "multi_fact", lambda v: v >= 0, "0 or more"),
+    ("--structured", "structured", lambda v: v >= 0, "0 or more"),
+    ("--unlabelled", "unlabelled", lambda v: v >= 0, "0 or more"),
+    ("--early-stopping-patience", "early_stopping_patience", lambda v: v >= 0, "0 or more"),
+)
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Raise ``ValueError`` naming the first option out of its range (before any work)."""
+    for flag, name, ok, expected in _CHECKS:
+        value = getattr(args, name, None)
+        if name != "time_budget" and value is None:
+            continue
+        if not ok(value):
+            raise ValueError(E_TRAIN_OPTION.format(flag=flag, expected=expected, value=value))
+    if args.unlabelled and not (args.teacher or args.teacher_probs):
+        raise ValueError(
+            E_TRAIN_OPTION.format(
+                flag="--unlabelled", expected="used with a teacher", value=args.unlabelled
+            )
+        )
+    if args.device is not None:
+        from nli_faith.nli.cross_encoder import check_device
+
+        check_device(args.device)
+
+
 def run(args: argparse.Namespace) -> int:
+    from nli_faith.errors import NliFaithError, with_code
     from nli_faith.training.train import TrainConfig, train
 
+    try:
+        check_options(args)
+        summary = _train(args, TrainConfig, train)
+    except (ValueError, OSError, NliFaithError) as err:
+        print(f"nli-faith train: error: {with_code(err)}", file=sys.stderr)
+        return 2
+    if summary.get("stopped_by_time_budget"):
+        print(
+            f"stopped by --time-budget at step {summary['global_steps']}; "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 0
+    print(
+        f"trained {summary['global_steps']} steps on {summary['rows_total']:,} rows "
+        f"in {summary['wall_seconds_this_run']:.0f} s; model in {args.output_dir}/model",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _train(args: argparse.Namespace, TrainConfig, train) -> dict:  # noqa: N803
     cfg = TrainConfig(
         base_model=args.base_model,
         train_files=args.train,
@@ -146,17 +212,4 @@ def run(args: argparse.Namespace) -> int:
         freeze_embeddings=args.freeze_embeddings,
         freeze_layers=args.freeze_layers,
     )
-    summary = train(cfg)
-    if summary.get("stopped_by_time_budget"):
-        print(
-            f"stopped by --time-budget at step {summary['global_steps']}; "
-            "run the same command again to resume",
-            file=sys.stderr,
-        )
-        return 0
-    print(
-        f"trained {summary['global_steps']} steps on {summary['rows_total']:,} rows "
-        f"in {summary['wall_seconds_this_run']:.0f} s; model in {args.output_dir}/model",
-        file=sys.stderr,
-    )
-    return 0
+    return train(cfg)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from nli_faith.errors import E_DATA_FIELD, E_DATA_LABEL, E_DEV_FRACTION, DataError
+from nli_faith.errors import (
+    E_DATA_FIELD,
+    E_DATA_LABEL,
+    E_DEV_FRACTION,
+    E_MERGE_JSON,
+    E_MERGE_NOT_OBJECT,
+    DataError,
+)
+from nli_faith.records import JSONInputError, load_json
 
 #: Training targets. 0..2 are the 3-way classes in canonical order; 3 marks a
 #: binary ``not_entailment`` row, whose loss is on P(neutral) + P(contradiction).
@@ -36,7 +43,12 @@ def read_nli_jsonl(path: str | Path) -> list[NLIExample]:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
-            rec = json.loads(line)
+            try:
+                rec = load_json(line)
+            except JSONInputError as err:
+                raise DataError(E_MERGE_JSON.format(path=path, line=lineno, error=err)) from None
+            if not isinstance(rec, dict):
+                raise DataError(E_MERGE_NOT_OBJECT.format(path=path, line=lineno))
             for field in ("premise", "hypothesis", "label"):
                 if not isinstance(rec.get(field), str):
                     raise DataError(E_DATA_FIELD.format(path=path, line=lineno, field=field))

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from nli_faith.errors import E_DATA_EMPTY, DataError
+
 from .data import NLIExample, expand_paths
 from .options import TrainConfig
 from .rows import load_training_rows, teacher_table
@@ -77,6 +79,8 @@ def train(cfg: TrainConfig) -> dict:
     base = resolve_model(cfg.base_model).path  # a registry name, a local folder or a hub id
     tokenizer = AutoTokenizer.from_pretrained(base)
     rows, teacher, dropped = _fitting(rows, teacher, tokenizer, cfg.max_length)
+    if not rows:
+        raise DataError(E_DATA_EMPTY.format(files=", ".join(map(str, cfg.train_files))))
     dev_rows, _, dev_dropped = _fitting(dev_rows, None, tokenizer, cfg.max_length)
     for part, name, n, total in (
         ("training", "rows", dropped, len(rows)),
