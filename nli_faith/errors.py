@@ -408,6 +408,12 @@ E_DATA_EMPTY = Message(
     "E109", "no training rows: the training files ({files}) hold none after the checks above."
 )
 E_TRAIN_OPTION = Message("E110", "{flag} must be {expected}, got {value!r}.")
+E_MODEL_HUB_UNREACHABLE = Message(
+    "E111",
+    "Cannot load NLI model {model!r}: it is registered as the Hugging Face hub id {hub_id!r}, "
+    "which is neither in the local cache nor reachable from here (download it where the "
+    "network allows, or pass a local checkpoint folder). Underlying error: {error}",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

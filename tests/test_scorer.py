@@ -80,6 +80,19 @@ def test_unknown_model_is_a_clear_error(tmp_path):
         NLIModel(str(tmp_path / "no-such-model"))
 
 
+def test_a_registered_hub_model_out_of_reach_says_so(monkeypatch, tmp_path):
+    from nli_faith.errors import ModelLoadError
+    from nli_faith.nli.model import NLIModel
+    from nli_faith.nli.registry import resolve_model
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # as on a machine without the network
+    monkeypatch.setenv("HF_HOME", str(tmp_path))  # and with nothing in the cache
+    hub_id = resolve_model("roberta-large-mnli").path
+    with pytest.raises(ModelLoadError, match="registered as the Hugging Face hub id") as err:
+        NLIModel("roberta-large-mnli")
+    assert err.value.code == "E111" and hub_id in str(err.value)
+
+
 def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
     from nli_faith.nli.model import NLIModel

@@ -18,6 +18,7 @@ import numpy as np
 from nli_faith.errors import (
     E_BACKEND,
     E_BATCH_SIZE,
+    E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
     E_WHOLE_NUMBER,
     ModelLoadError,
@@ -108,6 +109,10 @@ class NLIModel:
             config = AutoConfig.from_pretrained(spec.path)
             tokenizer = AutoTokenizer.from_pretrained(spec.path)
         except OSError as err:
+            if model in known_names() and not spec.bundled:
+                raise ModelLoadError(
+                    E_MODEL_HUB_UNREACHABLE.format(model=model, hub_id=spec.path, error=err)
+                ) from err
             raise ModelLoadError(
                 E_MODEL_NOT_FOUND.format(model=model, known=", ".join(known_names()), error=err)
             ) from err
