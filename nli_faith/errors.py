@@ -414,6 +414,9 @@ E_MODEL_HUB_UNREACHABLE = Message(
     "which is neither in the local cache nor reachable from here (download it where the "
     "network allows, or pass a local checkpoint folder). Underlying error: {error}",
 )
+E_REPORT_FIELD = Message(
+    "E112", "{path}:{line}: field '{field}' must be {expected}, as `nli-faith score` writes it."
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -145,3 +145,16 @@ def test_score_report_and_report_command_write_the_same_cards(tmp_path, tiny_mod
     assert "field &#39;response&#39; is null" in one and "Grass is red." in one
     assert "Sky is \ufffd blue." in one  # a lone surrogate of the input, shown as U+FFFD
     assert main(["report", str(tmp_path / "nope.jsonl"), "-o", str(html2)]) == 2
+
+
+def test_a_scored_line_of_the_wrong_shape_is_named_not_a_traceback(tmp_path, capsys):
+    good = _scored(1, 1.0, [{"claim": "Hi.", "verdict": "yes", "evidence": None}])
+    for change, field in [
+        ({"strict": "high"}, "'strict' must be a number or null"),
+        ({"claims": [{"claim": "Hi.", "evidence": "x"}]}, "'claims[0].evidence' must be an object"),
+        ({"claims": ["Hi."]}, "'claims[0]' must be an object"),
+    ]:
+        path = write_jsonl(tmp_path / "s.jsonl", [good, {**good, "line": 2, **change}])
+        assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 2
+        err = capsys.readouterr().err
+        assert f"s.jsonl:2: field {field}" in err and "Traceback" not in err

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nli_faith.errors import E_REPORT_JOIN, E_REPORT_LINE, RecordError
+from nli_faith.errors import E_REPORT_FIELD, E_REPORT_JOIN, E_REPORT_LINE, RecordError
 from nli_faith.records import CONTEXT_FIELDS, QUESTION_FIELDS, RESPONSE_FIELDS
 
 
@@ -65,6 +65,40 @@ class ReportRecord:
         )
 
 
+_NUMBER = ((int, float), "a number or null")
+#: The fields of a scored line the report reads, with the types it needs.
+_LINE_FIELDS = {"strict": _NUMBER, "lenient": _NUMBER, "soft": _NUMBER,
+                "claims": ((list,), "a list of claim objects or null")}  # fmt: skip
+_CLAIM_FIELDS = {"claim": ((str,), "a string"), "p_entail": _NUMBER, "p_contradict": _NUMBER,
+                 "evidence": ((dict,), "an object or null"),
+                 "unsupported_spans": ((list,), "a list or null")}  # fmt: skip
+
+
+def _check_line(scored: dict, *, path: str | Path, line: int) -> None:
+    """Raise :class:`RecordError` naming the first field the report reads whose type is
+    not what ``nli-faith score`` writes."""
+
+    def check(obj: dict, fields: dict, prefix: str) -> None:
+        for name, (types, expected) in fields.items():
+            value = obj.get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, types)):
+                raise RecordError(
+                    E_REPORT_FIELD.format(
+                        path=path, line=line, field=prefix + name, expected=expected
+                    )
+                )
+
+    check(scored, _LINE_FIELDS, "")
+    for k, claim in enumerate(scored.get("claims") or []):
+        if not isinstance(claim, dict):
+            raise RecordError(
+                E_REPORT_FIELD.format(
+                    path=path, line=line, field=f"claims[{k}]", expected="an object"
+                )
+            )
+        check(claim, _CLAIM_FIELDS, f"claims[{k}].")
+
+
 def _read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     """(line, object or RecordError) of each record, numbered as ``nli-faith score`` does."""
     from nli_faith.io import read_records
@@ -86,6 +120,7 @@ def read_scored(path: str | Path, *, inputs: str | Path | None = None) -> list[R
     for lineno, scored in _read_jsonl(path):
         if not isinstance(scored, dict):
             raise RecordError(E_REPORT_LINE.format(path=path, line=lineno))
+        _check_line(scored, path=path, line=lineno)
         raw = None
         if inputs is not None:
             key = scored.get("line", lineno)
