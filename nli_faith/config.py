@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from nli_faith.errors import E_WHOLE_NUMBER
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits
 
@@ -36,6 +37,20 @@ from nli_faith.records import Limits
 DEFAULT_CHUNK_TOKENS = 256
 #: Share of a claim's content words a chunk must hold to count as contradicting it.
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
+
+
+def whole_number(name: str, value: object, *, least: int) -> int:
+    """``value`` if it is an ``int`` (not a bool) of at least ``least``, else ``ValueError``.
+
+    Example:
+        >>> whole_number("chunk_overlap", -1, least=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: chunk_overlap must be a whole number of at least 0, got -1.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
+    return value
 
 
 @dataclass(frozen=True)

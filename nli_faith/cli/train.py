@@ -121,7 +121,7 @@ _CHECKS = (
     ("--num-workers", "num_workers", lambda v: v >= 0, "0 or more"),
     ("--dev-fraction", "dev_fraction", lambda v: 0 <= v < 1, "in [0, 1)"),
     ("--distill-alpha", "distill_alpha", lambda v: 0 <= v <= 1, "in [0, 1]"),
-    ("--time-budget", "time_budget", lambda v: v is None or v > 0, "above 0"),
+    ("--time-budget", "time_budget", lambda v: v > 0, "above 0"),
     ("--freeze-layers", "freeze_layers", lambda v: v >= 0, "0 or more"),
     ("--multi-fact", "multi_fact", lambda v: v >= 0, "0 or more"),
     ("--structured", "structured", lambda v: v >= 0, "0 or more"),
@@ -134,9 +134,7 @@ def check_options(args: argparse.Namespace) -> None:
     """Raise ``ValueError`` naming the first option out of its range (before any work)."""
     for flag, name, ok, expected in _CHECKS:
         value = getattr(args, name, None)
-        if name != "time_budget" and value is None:
-            continue
-        if not ok(value):
+        if value is not None and not ok(value):
             raise ValueError(E_TRAIN_OPTION.format(flag=flag, expected=expected, value=value))
     if args.unlabelled and not (args.teacher or args.teacher_probs):
         raise ValueError(

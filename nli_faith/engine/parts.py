@@ -12,8 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nli_faith.config import DEFAULT_CHUNK_TOKENS, DEFAULT_CONTRADICTION_OVERLAP, ScorerConfig
-from nli_faith.errors import E_PREFILTER_TOP_K_ALONE, E_WHOLE_NUMBER
+from nli_faith.config import (
+    DEFAULT_CHUNK_TOKENS,
+    DEFAULT_CONTRADICTION_OVERLAP,
+    ScorerConfig,
+    whole_number,
+)
+from nli_faith.errors import E_PREFILTER_TOP_K_ALONE
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds
 from nli_faith.scoring.prefilter import make_prefilter
@@ -46,20 +51,6 @@ class Parts:
     contradiction_overlap: float = DEFAULT_CONTRADICTION_OVERLAP
     early_exit: bool = False
     composite: bool = True
-
-
-def whole_number(name: str, value: object, *, least: int) -> int:
-    """``value`` if it is an ``int`` (not a bool) of at least ``least``, else ``ValueError``.
-
-    Example:
-        >>> whole_number("chunk_overlap", -1, least=0)
-        Traceback (most recent call last):
-        ...
-        ValueError: chunk_overlap must be a whole number of at least 0, got -1.
-    """
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
-    return value
 
 
 def load_parts(config: ScorerConfig) -> Parts:

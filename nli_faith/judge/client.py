@@ -83,9 +83,8 @@ class OpenAIJudge:
         max_tokens: int = 256,
         json_mode: bool = True,
     ) -> None:
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-            raise ValueError(E_JUDGE_TIMEOUT.format(value=timeout))
-        if not math.isfinite(timeout) or timeout <= 0:
+        number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+        if not number or not 0 < timeout < math.inf:  # NaN fails the comparison too
             raise ValueError(E_JUDGE_TIMEOUT.format(value=timeout))
         self.base_url = base_url.rstrip("/")
         self.model = model

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nli_faith.config import whole_number
 from nli_faith.errors import (
     E_BACKEND,
     E_BATCH_SIZE,
     E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
-    E_WHOLE_NUMBER,
     ModelLoadError,
 )
 from nli_faith.nli.batching import PAD_MULTIPLE
@@ -122,14 +122,8 @@ class NLIModel:
             if label_map is not None
             else LabelMap.from_id2label(config.id2label, model=spec.name)
         )
-        if max_length is not None and (
-            isinstance(max_length, bool)
-            or not isinstance(max_length, int)
-            or max_length < PAD_MULTIPLE
-        ):
-            raise ValueError(
-                E_WHOLE_NUMBER.format(name="max_length", least=PAD_MULTIPLE, value=max_length)
-            )
+        if max_length is not None:
+            whole_number("max_length", max_length, least=PAD_MULTIPLE)
         limit = max_length or spec.max_length or getattr(tokenizer, "model_max_length", 512)
         # a whole number of padding blocks: pairs are padded to multiples of PAD_MULTIPLE (so a
         # pair's probabilities do not depend on its batch mates), which truncation must meet
