@@ -147,14 +147,28 @@ def test_score_report_and_report_command_write_the_same_cards(tmp_path, tiny_mod
     assert main(["report", str(tmp_path / "nope.jsonl"), "-o", str(html2)]) == 2
 
 
-def test_a_scored_line_of_the_wrong_shape_is_named_not_a_traceback(tmp_path, capsys):
-    good = _scored(1, 1.0, [{"claim": "Hi.", "verdict": "yes", "evidence": None}])
+def test_a_bad_scored_line_is_named_and_left_out_the_others_reported(tmp_path, capsys):
+    good = _scored(1, 1.0, [{"claim": "Hi there.", "verdict": "yes", "evidence": None}])
     for change, field in [
-        ({"strict": "high"}, "'strict' must be a number or null"),
-        ({"claims": [{"claim": "Hi.", "evidence": "x"}]}, "'claims[0].evidence' must be an object"),
-        ({"claims": ["Hi."]}, "'claims[0]' must be an object"),
+        ({"strict": "high"}, "field 'strict' must be a number or null"),
+        (
+            {"claims": [{"claim": "Hi.", "evidence": "x"}]},
+            "field 'claims[0].evidence' must be an object",
+        ),
+        ({"claims": ["Hi."]}, "field 'claims[0]' must be an object"),
+        ({"line": [2]}, "field 'line' must be an integer"),
     ]:
-        path = write_jsonl(tmp_path / "s.jsonl", [good, {**good, "line": 2, **change}])
-        assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) == 2
+        path = write_jsonl(tmp_path / "s.jsonl", [{**good, "line": 2, **change}, good])
+        html = tmp_path / "r.html"
+        assert main(["report", str(path), "-o", str(html)]) == 1
         err = capsys.readouterr().err
-        assert f"s.jsonl:2: field {field}" in err and "Traceback" not in err
+        assert "skipped [E112] " in err and f"s.jsonl:1: {field}" in err
+        assert "Traceback" not in err
+        assert "(1 records, 1 lines skipped)" in err
+        assert "Hi there." in html.read_text()  # the good line still has its card
+    path.write_text("not json\n" + json.dumps(good) + "\n")
+    assert main(["report", str(path), "-o", str(html)]) == 1
+    assert "skipped [E080] " in capsys.readouterr().err
+    # the library raises unless told to skip
+    with pytest.raises(RecordError, match="t.jsonl:1: field 'strict'"):
+        read_scored(write_jsonl(tmp_path / "t.jsonl", [{**good, "strict": "x"}]))

@@ -18,7 +18,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "with its claims highlighted by verdict; clicking a claim shows its evidence "
             "inside its context document. The scored lines do not hold the responses and "
             "documents: pass the scored input with --input (joined by line number), or use "
-            "`nli-faith score --report`."
+            "`nli-faith score --report`. A scored line it cannot read is told on stderr and "
+            "left out (exit status 1); the other lines are reported."
         ),
     )
     p.add_argument("scored", help="JSONL written by `nli-faith score`")
@@ -36,11 +37,18 @@ def run(args: argparse.Namespace) -> int:
     from nli_faith.errors import with_code
     from nli_faith.report import read_scored, write_report
 
+    skipped = []
+
+    def skip(err: NliFaithError) -> None:  # one bad line is told and passed over
+        skipped.append(err)
+        print(f"nli-faith report: skipped {with_code(err)}", file=sys.stderr)
+
     try:
-        records = read_scored(args.scored, inputs=args.input)
+        records = read_scored(args.scored, inputs=args.input, on_error=skip)
         write_report(records, args.output, title=args.title)
     except (OSError, NliFaithError) as err:
         print(f"nli-faith report: error: {with_code(err)}", file=sys.stderr)
         return 2
-    print(f"report: {args.output} ({len(records)} records)", file=sys.stderr)
-    return 0
+    told = f", {len(skipped)} lines skipped" if skipped else ""
+    print(f"report: {args.output} ({len(records)} records{told})", file=sys.stderr)
+    return 1 if skipped else 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,8 @@ class ReportRecord:
 
 _NUMBER = ((int, float), "a number or null")
 #: The fields of a scored line the report reads, with the types it needs.
-_LINE_FIELDS = {"strict": _NUMBER, "lenient": _NUMBER, "soft": _NUMBER,
+_LINE_FIELDS = {"line": ((int,), "an integer"),
+                "strict": _NUMBER, "lenient": _NUMBER, "soft": _NUMBER,
                 "claims": ((list,), "a list of claim objects or null")}  # fmt: skip
 _CLAIM_FIELDS = {"claim": ((str,), "a string"), "p_entail": _NUMBER, "p_contradict": _NUMBER,
                  "evidence": ((dict,), "an object or null"),
@@ -107,27 +108,41 @@ def _read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
         yield item.line, item.raw
 
 
-def read_scored(path: str | Path, *, inputs: str | Path | None = None) -> list[ReportRecord]:
+def read_scored(
+    path: str | Path,
+    *,
+    inputs: str | Path | None = None,
+    on_error: Callable[[RecordError], None] | None = None,
+) -> list[ReportRecord]:
     """Scored JSONL (``nli-faith score`` output) joined by ``line`` with its input file.
 
-    Raises :class:`~nli_faith.errors.RecordError` for a scored line that is not a JSON
-    object, or whose ``line`` is not in ``inputs``.
+    A scored line that is not a JSON object, has a field of the wrong type, or whose
+    ``line`` is not in ``inputs`` raises :class:`~nli_faith.errors.RecordError`; with
+    ``on_error``, that line is passed over instead (``on_error`` gets the error) and the
+    other lines are read.
     """
     raw_by_line: dict[int, Any] = {}
     if inputs is not None:
         raw_by_line = {n: r for n, r in _read_jsonl(inputs)}
     out = []
     for lineno, scored in _read_jsonl(path):
-        if not isinstance(scored, dict):
-            raise RecordError(E_REPORT_LINE.format(path=path, line=lineno))
-        _check_line(scored, path=path, line=lineno)
-        raw = None
-        if inputs is not None:
-            key = scored.get("line", lineno)
-            if key not in raw_by_line:
-                raise RecordError(
-                    E_REPORT_JOIN.format(path=path, line=lineno, key=key, inputs=inputs)
-                )
-            raw = raw_by_line[key]
-        out.append(ReportRecord.of(scored, raw))
+        try:
+            out.append(_joined(scored, raw_by_line, path=path, line=lineno, inputs=inputs))
+        except RecordError as err:
+            if on_error is None:
+                raise
+            on_error(err)
     return out
+
+
+def _joined(scored: Any, raw_by_line: dict[int, Any], *, path, line: int, inputs) -> ReportRecord:
+    if not isinstance(scored, dict):
+        raise RecordError(E_REPORT_LINE.format(path=path, line=line))
+    _check_line(scored, path=path, line=line)
+    raw = None
+    if inputs is not None:
+        key = scored.get("line", line)
+        if key not in raw_by_line:
+            raise RecordError(E_REPORT_JOIN.format(path=path, line=line, key=key, inputs=inputs))
+        raw = raw_by_line[key]
+    return ReportRecord.of(scored, raw)
