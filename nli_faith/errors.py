@@ -417,6 +417,22 @@ E_MODEL_HUB_UNREACHABLE = Message(
 E_REPORT_FIELD = Message(
     "E112", "{path}:{line}: field '{field}' must be {expected}, as `nli-faith score` writes it."
 )
+E_CLAIM_LABEL_UNMATCHED = Message(
+    "E113",
+    "{where}: the labelled claim texts {indices} are not found in the response; those labels "
+    "are left out of the claim-level calibration.",
+)
+E_CLAIM_LABELS_ONE_CLASS = Message(
+    "E114",
+    "the calibration half has {n_pos} supported and {n_neg} unsupported labelled claims that "
+    "match the scorer's claims; choosing a claim threshold on them needs both, so it was "
+    "chosen on the record labels instead.",
+)
+E_CALIBRATION_FEW = Message(
+    "E115",
+    "only {n} usable records ({n_pos} faithful, {n_neg} not): the thresholds are chosen on "
+    "half of them and the held-out figures are rough; {advised} or more are advised.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -19,6 +19,7 @@ from nli_faith.cli import main
 from nli_faith.errors import RecordError, ThresholdsError
 from nli_faith.scoring.calibrate import (
     DEFAULT_MIN_SCORE,
+    ClaimLabel,
     best_gate,
     calibrate,
     claim_spans,
@@ -221,6 +222,7 @@ def test_calibrate_command_reports_held_out_figures_honestly(begin_calibration, 
     assert th.to_dict() == data  # the file round-trips
     rep = th.report
     assert rep["n_records"] == 200 and rep["n_left_out"] == 1  # the bad line, named, skipped
+    assert not any("usable records" in n for n in rep["notes"])  # 200 are enough
     # the search includes the defaults, so on its own half it cannot do worse than them
     cal, cal_default = rep["calibration"], rep["default_calibration"]
     assert cal["balanced_accuracy"] >= cal_default["balanced_accuracy"] - 1e-9
@@ -334,3 +336,39 @@ def test_calibrate_refuses_what_it_cannot_write_before_scoring(tmp_path, capsys)
         assert needle in capsys.readouterr().err
     assert main(["calibrate", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "t.json")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+@needs_data
+def test_one_class_claim_labels_fall_back_to_the_records_and_say_so(bundled_scorer):
+    rows = [parse_labelled(r, where=r["id"]) for r in _slice("qags_cnndm", 7)]
+    all_yes = [[ClaimLabel(c.start, c.end, 1) for c in r.claims] for r in rows]
+    matrices = bundled_scorer.stages.matrices_of([r.record for r in rows])
+    cal = calibrate(
+        matrices,
+        [r.label for r in rows],
+        aggregate=bundled_scorer.stages.aggregate,
+        claim_labels=all_yes,
+        n_boot=50,
+    )
+    assert cal.claims_held_out is None  # no claim-level choice was made ...
+    assert any("0 unsupported labelled claims" in n for n in cal.notes)  # ... and it says why
+    assert any("only 7 usable records" in n for n in cal.notes)
+
+
+def test_calibrate_names_claim_labels_it_cannot_find_and_few_records(tmp_path, capsys):
+    rows = [
+        {"response": "The cat sat on the mat.", "context": "A cat sat on the mat.", "label": 1,
+         "claims": [{"text": "The cat sat on the mat.", "label": 1}]},
+        {"response": "Paris is in France.", "context": "Paris is in France.", "label": 1,
+         "claims": [{"text": "Paris is in Spain.", "label": 1}]},
+        {"response": "The sky is green.", "context": "The sky is blue.", "label": 0},
+        {"response": "Water boils at 50 C.", "context": "Water boils at 100 C.", "label": 0},
+        {"response": "Dogs bark.", "context": "Dogs bark loudly.", "label": 1},
+        {"response": "The sun is cold.", "context": "The sun is hot.", "label": 0},
+    ]  # fmt: skip
+    src, out = write_jsonl(tmp_path / "in.jsonl", rows), tmp_path / "t.json"
+    assert main(["calibrate", str(src), "-o", str(out), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "line 2: the labelled claim texts claims[0] are not found in the response" in err
+    assert "note: only 6 usable records (3 faithful, 3 not)" in err
+    assert any("only 6 usable" in n for n in json.loads(out.read_text())["report"]["notes"])

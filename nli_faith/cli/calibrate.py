@@ -94,11 +94,13 @@ def _table(cal) -> str:
         + cal.verdict()
         + (f"\n{cal.bands.verdict()}" if cal.bands is not None else "")
         + (f"\nnote: {_flagged(cal.band_note)}" if cal.band_note else "")
+        + "".join(f"\nnote: {note}" for note in cal.notes)
     )
 
 
 def run(args: argparse.Namespace) -> int:
     from nli_faith.engine.failures import describe
+    from nli_faith.errors import E_CLAIM_LABEL_UNMATCHED
     from nli_faith.io import check_input, check_output, read_records
     from nli_faith.scoring.bands import TARGET_AGREEMENT
     from nli_faith.scoring.calibrate import calibrate, parse_labelled
@@ -123,7 +125,14 @@ def run(args: argparse.Namespace) -> int:
         try:
             if isinstance(item.raw, Exception):
                 raise item.raw
-            rows.append(parse_labelled(item.raw, where=f"line {item.line}", limits=limits))
+            row = parse_labelled(item.raw, where=f"line {item.line}", limits=limits)
+            if row.unmatched:
+                indices = ", ".join(f"claims[{i}]" for i in row.unmatched)
+                print(
+                    E_CLAIM_LABEL_UNMATCHED.format(where=f"line {item.line}", indices=indices),
+                    file=sys.stderr,
+                )
+            rows.append(row)
             lines.append(item.line)
         except (ValueError, NliFaithError, AttributeError) as err:
             skipped.append((item.line, describe(err)))

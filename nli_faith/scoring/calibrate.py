@@ -53,6 +53,8 @@ from nli_faith.errors import (
     E_BAND_CALIBRATION_FEW,
     E_BANDS_KEPT,
     E_CALIBRATION_CLASSES,
+    E_CALIBRATION_FEW,
+    E_CLAIM_LABELS_ONE_CLASS,
     E_THRESHOLDS_SCORE,
     ThresholdsError,
 )
@@ -96,6 +98,8 @@ GRID = tuple(round(0.05 * k, 2) for k in range(1, 20))
 #: Labelled claims needed (both halves together, each half holding both labels) to
 #: choose the judge's bands.
 MIN_BAND_CLAIMS = 20
+#: Usable records below which the result carries a note that its figures are rough.
+ADVISED_RECORDS = 100
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ class Calibration:
     claims_default_held_out: Figures | None = None
     bands: BandCalibration | None = None  # the judge's bands, when labelled claims allow
     band_note: str | None = None  # why the bands were not calibrated
+    notes: tuple[str, ...] = ()  # what else the user should know (few records, claim labels)
 
     @property
     def improved(self) -> bool:
@@ -234,11 +239,27 @@ def calibrate(
         ]
         return np.array(pairs, dtype=int).reshape(-1, 2)
 
+    notes: list[str] = []
+    if len(y) < ADVISED_RECORDS:
+        notes.append(
+            E_CALIBRATION_FEW.format(
+                n=len(y),
+                n_pos=int((y == 1).sum()),
+                n_neg=int((y == 0).sum()),
+                advised=ADVISED_RECORDS,
+            )
+        )
     use_claims = (
         knob == "entail_threshold"
         and claim_labels is not None
         and any(len(c) for c in claim_labels)
     )
+    if use_claims:
+        claim_y = claim_pairs(default_value, cal)[:, 0]
+        n_pos, n_neg = int((claim_y == 1).sum()), int((claim_y == 0).sum())
+        if min(n_pos, n_neg) == 0:
+            use_claims = False
+            notes.append(E_CLAIM_LABELS_ONE_CLASS.format(n_pos=n_pos, n_neg=n_neg))
 
     def closeness(v: float | None) -> float:
         return 0.0 if v is None else -abs(v - default_value)
@@ -318,6 +339,7 @@ def calibrate(
         claims_default_held_out=claims_old,
         bands=bands,
         band_note=band_note,
+        notes=tuple(notes),
     )
 
 

@@ -25,14 +25,28 @@ class ClaimLabel:
 
 
 def claim_spans(response: str, claims: Sequence[tuple[str, int]]) -> list[ClaimLabel]:
-    """Locate labelled claim texts in the response (in order; those not found are dropped).
+    """Locate labelled claim texts in the response (in order; those not found are dropped:
+    :func:`locate_claims` says which).
 
     Example:
         >>> claim_spans("A is b. C is d.", [("C is d.", 0), ("nowhere", 1)])
         [ClaimLabel(start=8, end=15, label=0)]
     """
-    out, cursor = [], 0
-    for text, label in claims:
+    return locate_claims(response, claims)[0]
+
+
+def locate_claims(
+    response: str, claims: Sequence[tuple[str, int]]
+) -> tuple[list[ClaimLabel], list[int]]:
+    """The spans of the labelled claim texts found in the response, and the indices of
+    those not found (or empty).
+
+    Example:
+        >>> locate_claims("A is b. C is d.", [("C is d.", 0), ("nowhere", 1), (" ", 1)])
+        ([ClaimLabel(start=8, end=15, label=0)], [1, 2])
+    """
+    out, missing, cursor = [], [], 0
+    for i, (text, label) in enumerate(claims):
         text = text.strip()
         at = response.find(text, cursor)
         if at < 0:
@@ -40,7 +54,9 @@ def claim_spans(response: str, claims: Sequence[tuple[str, int]]) -> list[ClaimL
         if at >= 0 and text:
             out.append(ClaimLabel(at, at + len(text), int(label)))
             cursor = at + len(text)
-    return out
+        else:
+            missing.append(i)
+    return out, missing
 
 
 def claim_predictions(result: Any, spans: Sequence[ClaimLabel]) -> list[tuple[int, int]]:
@@ -60,6 +76,7 @@ class LabelledRecord:
     record: Any  # nli_faith.records.Record
     label: int
     claims: list[ClaimLabel]
+    unmatched: tuple[int, ...] = ()  # indices of labelled claim texts not in the response
 
 
 def _label(value: Any, where: str) -> int:
@@ -94,4 +111,5 @@ def parse_labelled(raw: Any, *, where: str = "record", limits: Any = None) -> La
                 field="claims",
             )
         pairs.append((item["text"], _label(item.get("label"), f"{where} claims[{i}]")))
-    return LabelledRecord(record, label, claim_spans(record.response, pairs))
+    spans, missing = locate_claims(record.response, pairs)
+    return LabelledRecord(record, label, spans, tuple(missing))
