@@ -38,10 +38,10 @@ def test_ray_reader_blocks():
 
 
 def test_report_and_merge_readers(path):
-    from nli_faith.judge.merge import read_jsonl, read_judged_file
+    from nli_faith.judge.merge import _numbered, read_judged_file
     from nli_faith.report.records import _read_jsonl
 
     assert [(n, r["k"]) for n, r in _read_jsonl(path)] == WANT
-    assert [r["k"] for r in read_jsonl(path)] == [1, 2, 3, 4]
+    assert [(n, r["k"]) for n, r in _numbered(path)] == WANT
     _, errors = read_judged_file(path)  # no judged line here: each error names its line
     assert [e.split(":")[1] for e in errors] == ["1", "3", "5", "6"]

@@ -306,11 +306,6 @@ def _numbered(path: str | Path) -> Iterator[tuple[int, Any]]:
                 raise MergeError(E_MERGE_JSON.format(path=path, line=lineno, error=err)) from err
 
 
-def read_jsonl(path: str | Path) -> list[Any]:
-    """Every non-blank line of a JSONL file made by nli-faith (``MergeError`` on bad JSON)."""
-    return [obj for _, obj in _numbered(path)]
-
-
 def read_scored(path: str | Path) -> list[dict[str, Any]]:
     """The lines of a scored file (``nli-faith score`` output), to join verdicts to: each a
     JSON object with its own integer ``line``; anything else is a ``MergeError`` naming the
