@@ -433,6 +433,11 @@ E_CALIBRATION_FEW = Message(
     "only {n} usable records ({n_pos} faithful, {n_neg} not): the thresholds are chosen on "
     "half of them and the held-out figures are rough; {advised} or more are advised.",
 )
+E_MODEL_NAME = Message(
+    "E116",
+    "model must be a registered name, a local checkpoint folder or a Hugging Face hub id "
+    "(a non-empty string), got {value!r}.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

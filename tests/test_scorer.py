@@ -78,6 +78,11 @@ def test_unknown_model_is_a_clear_error(tmp_path):
 
     with pytest.raises(ModelLoadError, match="neither a registered name"):
         NLIModel(str(tmp_path / "no-such-model"))
+    with pytest.raises(ModelLoadError, match="Unrecognized model in"):  # a folder, no model
+        NLIModel(str(tmp_path))
+    for empty in ("", "  ", None):  # "" would load the current directory
+        with pytest.raises(ModelLoadError, match=r"\(a non-empty string\), got"):
+            NLIModel(empty)
 
 
 def test_a_registered_hub_model_out_of_reach_says_so(monkeypatch, tmp_path):

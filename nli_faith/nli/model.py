@@ -108,7 +108,7 @@ class NLIModel:
         try:
             config = AutoConfig.from_pretrained(spec.path)
             tokenizer = AutoTokenizer.from_pretrained(spec.path)
-        except OSError as err:
+        except (OSError, ValueError) as err:  # ValueError: a folder that holds no model
             if model in known_names() and not spec.bundled:
                 raise ModelLoadError(
                     E_MODEL_HUB_UNREACHABLE.format(model=model, hub_id=spec.path, error=err)

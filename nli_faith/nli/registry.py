@@ -13,6 +13,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from nli_faith.errors import E_MODEL_NAME, ModelLoadError
+
 DEFAULT_MODEL = "default"
 
 
@@ -44,7 +46,13 @@ def known_names() -> list[str]:
 
 
 def resolve_model(model: str) -> ModelSpec:
-    """Registry name -> spec; anything else is a local path or a hub id, passed through."""
+    """Registry name -> spec; anything else is a local path or a hub id, passed through.
+
+    A name that is not a non-empty string is a :class:`~nli_faith.errors.ModelLoadError`
+    (an empty one would otherwise load the current directory).
+    """
+    if not isinstance(model, str) or not model.strip():
+        raise ModelLoadError(E_MODEL_NAME.format(value=model))
     entry = _table().get(model)
     if entry is None:
         local = Path(model).expanduser()
