@@ -96,7 +96,9 @@ E_CONTEXT_ITEM = Message("E011", "field '{field}' item {index} must be a string,
 E_NOT_OBJECT = Message("E012", "the record is not a JSON object (got {type_name}).")
 E_BAD_JSON = Message("E013", "the line is not valid JSON: {error}.")
 E_THRESHOLD = Message("E014", "{name} must be in [0, 1], got {value!r}.")
-E_BATCH_SIZE = Message("E015", "batch_size must be at least 1, got {batch_size!r}.")
+E_BATCH_SIZE = Message(
+    "E015", "batch_size must be a whole number of at least 1, got {batch_size!r}."
+)
 E_DTYPE = Message("E016", "dtype must be one of {allowed} or None, got {dtype!r}.")
 E_EARLY_EXIT_THRESHOLD = Message(
     "E017",
@@ -113,7 +115,9 @@ E_PREFILTER_TOP_K_ALONE = Message(
     "prefilter_top_k={top_k} is given but no prefilter: pass prefilter='lexical' or "
     "'embedding' too (or leave prefilter_top_k out to score every chunk).",
 )
-E_PREFILTER_TOP_K = Message("E023", "prefilter top_k must be at least 1, got {top_k}.")
+E_PREFILTER_TOP_K = Message(
+    "E023", "prefilter_top_k must be a whole number of at least 1, got {top_k!r}."
+)
 E_GRANULARITY = Message("E024", "granularity must be one of {allowed}, got {granularity!r}.")
 
 
@@ -437,6 +441,11 @@ E_MODEL_NAME = Message(
     "E116",
     "model must be a registered name, a local checkpoint folder or a Hugging Face hub id "
     "(a non-empty string), got {value!r}.",
+)
+E_LABEL_MAP_TYPE = Message(
+    "E117",
+    "label_map must be a mapping of label names to output indices, such as "
+    "{{'entailment': 0, 'contradiction': 2}}, got {value!r}.",
 )
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.

@@ -98,7 +98,9 @@ def test_guardrail_options_on_the_bundled_model():
     alone = run_cli("score", "-", "--prefilter-top-k", "2", stdin="")
     assert alone.returncode == 2 and "given but no prefilter" in alone.stderr
     zero = run_cli("score", "-", "--guardrail", "--prefilter-top-k", "0", stdin="")
-    assert zero.returncode == 2 and "top_k must be at least 1, got 0" in zero.stderr
+    assert (
+        zero.returncode == 2 and "top_k must be a whole number of at least 1, got 0" in zero.stderr
+    )
 
 
 @pytest.mark.parametrize(
@@ -175,3 +177,32 @@ def test_onnx_fp32_without_the_onnx_backend_is_refused(tmp_path, tiny_model_dir,
     assert main([*argv, "--onnx-fp32"]) == 2
     assert "[E105] --onnx-fp32 chooses the ONNX graph's precision" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_label_map_flag_reorders_the_model_outputs(tmp_path, tiny_model_dir, capsys):
+    from nli_faith.cli import main
+
+    src = write_jsonl(
+        tmp_path / "in.jsonl", [{"response": "The cat sat.", "context": "A cat sat on a mat."}]
+    )
+    base = ["score", str(src), "--model", str(tiny_model_dir), "--quiet"]
+
+    def first_claim(*extra: str) -> dict:
+        out = tmp_path / "o.jsonl"
+        assert main([*base, "-o", str(out), *extra]) == 0
+        return json.loads(out.read_text())["claims"][0]
+
+    plain = first_claim()
+    swapped = first_claim("--label-map", "entailment=2,neutral=1,contradiction=0")
+    as_json = first_claim("--label-map", '{"entailment": 2, "neutral": 1, "contradiction": 0}')
+    assert swapped == as_json and swapped["p_entail"] != plain["p_entail"]
+    with pytest.raises(SystemExit) as exit_:  # argparse refuses what is not NAME=INDEX
+        main([*base, "-o", str(tmp_path / "bad.jsonl"), "--label-map", "entailment=x"])
+    assert exit_.value.code == 2
+    assert "argument --label-map: expected NAME=INDEX pairs" in capsys.readouterr().err
+    for bad, needle in [
+        ("foo=1", "[E004] label_map key 'foo'"),
+        ("entailment=7", "[E002] label_map"),
+    ]:
+        assert main([*base, "-o", str(tmp_path / "bad.jsonl"), "--label-map", bad]) == 2
+        assert needle in capsys.readouterr().err

@@ -102,5 +102,5 @@ def test_prefilter_names_and_bad_top_k_are_clear_errors():
     assert make_prefilter(None) is None
     with pytest.raises(ValueError, match="prefilter must be one of 'lexical', 'embedding'"):
         make_prefilter("bm25")
-    with pytest.raises(ValueError, match="top_k must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="top_k must be a whole number of at least 1, got 0"):
         LexicalPrefilter(top_k=0)

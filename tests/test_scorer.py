@@ -114,13 +114,38 @@ def test_batch_size_default_and_validation(tiny_model_dir):
     from nli_faith.nli.model import NLIModel
 
     assert NLIModel(str(tiny_model_dir), device="cpu").batch_size == 32
-    with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="batch_size must be a whole number of at least 1, got 0"):
         NLIModel(str(tiny_model_dir), device="cpu", batch_size=0)
     with pytest.raises(ValueError, match="dtype must be one of 'float32'.*got 'int4'"):
         NLIModel(str(tiny_model_dir), device="cpu", dtype="int4")
     bf16 = NLIModel(str(tiny_model_dir), device="cpu", dtype="bfloat16")
     probs = bf16.predict([("A cat sat.", "An animal sat.")])
     assert probs.shape == (1, 3) and abs(float(probs.sum()) - 1) < 1e-3
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"batch_size": 1.5}, "batch_size must be a whole number of at least 1, got 1.5"),
+        ({"batch_size": True}, "batch_size must be a whole number"),
+        ({"prefilter": "lexical", "prefilter_top_k": 1.5}, "prefilter_top_k must be a whole"),
+        ({"label_map": "entailment=0"}, "label_map must be a mapping of label names"),
+        ({"label_map": {"entailment": "0"}}, "label_map must be a mapping of label names"),
+        ({"entail_threshold": "0.7"}, r"entail_threshold must be in \[0, 1\], got '0.7'"),
+        ({"band_high": True}, r"band_high must be in \[0, 1\], got True"),
+        ({"chunk_tokens": 2.5}, "chunk_tokens must be a whole number of at least 1"),
+    ],
+)
+def test_options_of_the_wrong_type_are_named_before_the_model_loads(monkeypatch, options, message):
+    from nli_faith.nli import model as model_module
+    from nli_faith.scorer import FaithfulnessScorer
+
+    def never(*_, **__):
+        raise AssertionError("the model was loaded before the options were checked")
+
+    monkeypatch.setattr(model_module.NLIModel, "__init__", never)
+    with pytest.raises(ValueError, match=message):
+        FaithfulnessScorer("default", **options)
 
 
 def test_int8_onnx_runs_one_pair_at_a_time_so_batch_mates_do_not_matter():

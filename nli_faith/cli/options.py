@@ -33,6 +33,14 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="NLI pairs per forward pass (default 32; 1 with the int8 ONNX graph)",
     )
+    p.add_argument(
+        "--label-map",
+        type=_label_map,
+        default=None,
+        metavar="NAME=INDEX,...",
+        help="which model output is which label, e.g. entailment=0,neutral=1,contradiction=2 "
+        "(or the same as a JSON object); default: the model's config",
+    )
     p.add_argument("--granularity", default="sentence", choices=["sentence", "clause"])
     p.add_argument("--entail-threshold", type=float, default=None)
     p.add_argument("--contradict-threshold", type=float, default=None)
@@ -84,6 +92,33 @@ def add_scorer_options(p: argparse.ArgumentParser) -> None:
         "all documents joined); fewer pairs, but support spread over documents is missed",
     )
     add_limit_options(p)
+
+
+def _label_map(value: str) -> dict[str, int]:
+    """``entailment=0,contradiction=2`` or ``{"entailment": 0, ...}`` as a dict.
+
+    Example:
+        >>> _label_map("entailment=0, contradiction=2")
+        {'entailment': 0, 'contradiction': 2}
+    """
+    import json
+
+    text = value.strip()
+    try:
+        if text.startswith("{"):
+            mapping = json.loads(text)
+        else:
+            mapping = {}
+            for part in filter(None, (p.strip() for p in text.split(","))):
+                name, _, index = part.partition("=")
+                mapping[name.strip()] = int(index)
+        if not mapping or not isinstance(mapping, dict):
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=INDEX pairs such as entailment=0,contradiction=2, got {value!r}"
+        ) from None
+    return mapping
 
 
 #: Resource-limit flags: (flag, ``Limits`` field, what it bounds).

@@ -18,7 +18,7 @@ from nli_faith.config import (
     ScorerConfig,
     whole_number,
 )
-from nli_faith.errors import E_PREFILTER_TOP_K_ALONE
+from nli_faith.errors import E_PREFILTER_TOP_K, E_PREFILTER_TOP_K_ALONE
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds
 from nli_faith.scoring.prefilter import make_prefilter
@@ -53,11 +53,36 @@ class Parts:
     composite: bool = True
 
 
+def check_options(config: ScorerConfig) -> None:
+    """Raise on an option of the wrong type or out of range, naming it (the cheap checks,
+    before anything loads; the thresholds the model ships are checked when read)."""
+    from nli_faith.nli.labels import check_label_map
+    from nli_faith.nli.model import check_batch_size
+
+    for name in ("entail_threshold", "contradict_threshold", "band_high", "band_low"):
+        if getattr(config, name) is not None:
+            check_threshold(name, getattr(config, name))
+    check_threshold("contradiction_overlap", config.contradiction_overlap)
+    whole_number("chunk_overlap", config.chunk_overlap, least=0)
+    if config.chunk_tokens is not None:
+        whole_number("chunk_tokens", config.chunk_tokens, least=1)
+    top_k = config.prefilter_top_k
+    if config.prefilter is None and top_k is not None:
+        raise ValueError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(E_PREFILTER_TOP_K.format(top_k=top_k))
+    if config.batch_size is not None:
+        check_batch_size(config.batch_size)
+    if config.label_map is not None:
+        check_label_map(config.label_map)
+
+
 def load_parts(config: ScorerConfig) -> Parts:
     """Load the parts ``config`` describes (its ``thresholds`` file is the facade's)."""
     from nli_faith.nli.model import NLIModel
     from nli_faith.nli.registry import decision_defaults
 
+    check_options(config)  # before the model loads: a typo costs no load
     splitter = ClaimSplitter(
         granularity=config.granularity, spacy_model=config.spacy_model, context_statements=True
     )
@@ -83,12 +108,7 @@ def load_parts(config: ScorerConfig) -> Parts:
     entail = check_threshold("entail_threshold", chosen["entail_threshold"])
     contradict = check_threshold("contradict_threshold", chosen["contradict_threshold"])
     overlap = check_threshold("contradiction_overlap", config.contradiction_overlap)
-    whole_number("chunk_overlap", config.chunk_overlap, least=0)
-    if config.chunk_tokens is not None:
-        whole_number("chunk_tokens", config.chunk_tokens, least=1)
     top_k = config.prefilter_top_k
-    if config.prefilter is None and top_k is not None:
-        raise ValueError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))
     selector = make_prefilter(
         config.prefilter,
         top_k=DEFAULT_PREFILTER_TOP_K if top_k is None else top_k,

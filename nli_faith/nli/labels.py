@@ -16,6 +16,7 @@ from nli_faith.errors import (
     E_LABEL_MAP_INDEX,
     E_LABEL_MAP_KEY,
     E_LABEL_MAP_NO_ENTAIL,
+    E_LABEL_MAP_TYPE,
     E_UNKNOWN_LABELS,
     LabelMapError,
 )
@@ -63,6 +64,24 @@ def _normalise(name: str) -> str:
     return name.strip().lower().replace("-", "_").replace(" ", "_")
 
 
+def check_label_map(mapping: object) -> None:
+    """A ``LabelMapError`` unless ``mapping`` maps label names (str) to indices (int).
+
+    Example:
+        >>> check_label_map({"entailment": 0, "contradiction": 2})
+        >>> check_label_map("entailment=0")
+        Traceback (most recent call last):
+        ...
+        nli_faith.exceptions.LabelMapError: label_map must be a mapping of label names to \
+output indices, such as {'entailment': 0, 'contradiction': 2}, got 'entailment=0'.
+    """
+    if not isinstance(mapping, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+        for k, v in mapping.items()
+    ):
+        raise LabelMapError(E_LABEL_MAP_TYPE.format(value=mapping))
+
+
 @dataclass(frozen=True)
 class LabelMap:
     """Output indices of a classifier, by canonical label.
@@ -100,18 +119,19 @@ class LabelMap:
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, int], *, num_labels: int) -> LabelMap:
         """Build from ``{"entailment": i, "contradiction": j, ...}`` (user override)."""
+        check_label_map(mapping)
         clean: dict[str, int] = {}
         for key, index in mapping.items():
             canon = _SYNONYMS.get(_normalise(key))
             if canon is None:
                 raise LabelMapError(E_LABEL_MAP_KEY.format(key=key))
-            if not 0 <= int(index) < num_labels:
+            if not 0 <= index < num_labels:
                 raise LabelMapError(
                     E_LABEL_MAP_INDEX.format(
                         label_map=dict(mapping), index=index, num_labels=num_labels
                     )
                 )
-            clean[canon] = int(index)
+            clean[canon] = index
         if ENTAILMENT not in clean:
             raise LabelMapError(E_LABEL_MAP_NO_ENTAIL.format(label_map=dict(mapping)))
         return cls(

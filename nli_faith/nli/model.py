@@ -98,9 +98,7 @@ class NLIModel:
         self.backend = backend
         if batch_size is None:
             batch_size = 1 if backend == "onnx" and onnx_quantize else DEFAULT_BATCH_SIZE
-        if batch_size < 1:
-            raise ValueError(E_BATCH_SIZE.format(batch_size=batch_size))
-        self.batch_size = batch_size
+        self.batch_size = check_batch_size(batch_size)
         from transformers import AutoConfig, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
@@ -191,7 +189,7 @@ class NLIModel:
         unique: dict[tuple[str, str], int] = {}
         index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
         uniq = list(unique)
-        batch_size = batch_size or self.batch_size
+        batch_size = self.batch_size if batch_size is None else check_batch_size(batch_size)
         if self.backend == "onnx":
             ids, types = self._tokens.pair_ids(uniq)
             lengths = np.array([len(x) for x in ids], dtype=np.int64)
@@ -230,3 +228,10 @@ class NLIModel:
             if types is not None:
                 types[i] = cut["token_type_ids"][k]
             lengths[i] = len(ids[i])
+
+
+def check_batch_size(value: object) -> int:
+    """``value`` if it is a whole number of at least 1 (not a bool), else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(E_BATCH_SIZE.format(batch_size=value))
+    return value

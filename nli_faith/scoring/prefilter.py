@@ -133,7 +133,7 @@ class _Prefilter:
     """Shared selection logic; subclasses say how to compare claims with sentences."""
 
     def __init__(self, *, top_k: int = 3) -> None:
-        if top_k < 1:
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ValueError(E_PREFILTER_TOP_K.format(top_k=top_k))
         self.top_k = top_k
 

@@ -9,6 +9,7 @@ pre-filter skipped some).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 
@@ -38,7 +39,8 @@ class ClaimDecisions:
 
 
 def check_threshold(name: str, value: float) -> float:
-    if not 0.0 <= float(value) <= 1.0:
+    """``value`` as a float if it is a number in [0, 1] (not a bool), else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 <= float(value) <= 1.0:
         raise ValueError(E_THRESHOLD.format(name=name, value=value))
     return float(value)
 
