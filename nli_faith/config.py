@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from nli_faith.errors import E_WHOLE_NUMBER
+from nli_faith.errors import E_WHOLE_NUMBER, OptionError
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits
 
@@ -46,10 +46,11 @@ def whole_number(name: str, value: object, *, least: int) -> int:
         >>> whole_number("chunk_overlap", -1, least=0)
         Traceback (most recent call last):
         ...
-        ValueError: chunk_overlap must be a whole number of at least 0, got -1.
+        nli_faith.exceptions.OptionError: chunk_overlap must be a whole number of at least 0, \
+got -1.
     """
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
+        raise OptionError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
     return value
 
 

@@ -55,6 +55,10 @@ class LabelMapError(NliFaithError, ValueError):
     """A model's labels cannot be mapped to entailment / neutral / contradiction."""
 
 
+class OptionError(NliFaithError, ValueError):
+    """An option (a keyword argument, a flag, a setting) has the wrong type or value."""
+
+
 class RecordError(NliFaithError, ValueError):
     """An input record is malformed. ``field`` names the offending field."""
 

@@ -53,6 +53,7 @@ from nli_faith.errors import (
     E_RESUME_NOT_OURS,
     E_RESUME_PARQUET,
     E_RESUME_STDOUT,
+    OptionError,
     RecordError,
 )
 from nli_faith.records import JSONInputError, load_json, question_of, valid_text
@@ -101,17 +102,17 @@ def check_input(path: str) -> None:
     if path == "-":
         return
     if not Path(path).is_file():
-        raise ValueError(E_INPUT_MISSING.format(path=path))
+        raise OptionError(E_INPUT_MISSING.format(path=path))
     kind = OTHER_FORMATS.get(Path(path).suffix.lower())
     if kind is not None:
-        raise ValueError(E_INPUT_FORMAT.format(path=path, kind=kind))
+        raise OptionError(E_INPUT_FORMAT.format(path=path, kind=kind))
     if is_parquet(path):
         import pyarrow.parquet as pq
 
         try:
             pq.ParquetFile(path)
         except Exception as err:  # pyarrow's ArrowInvalid, OSError
-            raise ValueError(E_INPUT_NOT_PARQUET.format(path=path, error=err)) from None
+            raise OptionError(E_INPUT_NOT_PARQUET.format(path=path, error=err)) from None
 
 
 def check_output(path: str) -> None:
@@ -315,7 +316,7 @@ class ParquetWriter:
         import pyarrow.parquet as pq
 
         if path == "-":
-            raise ValueError(E_PARQUET_STDIO)
+            raise OptionError(E_PARQUET_STDIO)
         self.path = path
         self.part = f"{path}.part"
         self.schema = arrow_schema()
@@ -377,7 +378,7 @@ def resume_point(path: str, *, block: int = 1) -> ResumePoint:
     unless the run was killed outright: then it was never moved into place).
     """
     if path == "-":
-        raise ValueError(E_RESUME_STDOUT)
+        raise OptionError(E_RESUME_STDOUT)
     p = Path(path)
     if not p.exists() or p.stat().st_size == 0:
         return ResumePoint(0, 0)
@@ -402,7 +403,7 @@ def _parquet_resume(path: str, block: int) -> ResumePoint:
                 return ResumePoint(int(lines[keep - start - 1].as_py()), keep)
             start += n
     except Exception as err:  # noqa: BLE001 - any unreadable file gets the same message
-        raise ValueError(E_RESUME_PARQUET.format(path=path, error=err)) from err
+        raise OptionError(E_RESUME_PARQUET.format(path=path, error=err)) from err
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -421,10 +422,10 @@ def _jsonl_resume(p: Path, block: int) -> ResumePoint:
             if rows % block == 0:
                 cut, last = offset, text
     if first is not None and _line_number(first) is None:
-        raise ValueError(E_RESUME_NOT_OURS.format(path=p))
+        raise OptionError(E_RESUME_NOT_OURS.format(path=p))
     line = _line_number(last) if cut else 0
     if line is None:
-        raise ValueError(E_RESUME_NOT_OURS.format(path=p))
+        raise OptionError(E_RESUME_NOT_OURS.format(path=p))
     os.truncate(p, cut)
     return ResumePoint(line, rows - rows % block)
 

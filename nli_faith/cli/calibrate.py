@@ -6,7 +6,12 @@ import argparse
 import json
 import sys
 
-from nli_faith.cli.options import add_scorer_options, limits_from_args, scorer_from_args
+from nli_faith.cli.options import (
+    add_scorer_options,
+    flagged,
+    limits_from_args,
+    scorer_from_args,
+)
 from nli_faith.errors import E_TARGET_AGREEMENT, E_TARGET_PRECISION, NliFaithError
 
 
@@ -107,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from nli_faith.scoring.thresholds import ModelId, Thresholds
 
     def fail(message: str) -> int:
-        print(f"nli-faith calibrate: error: {message}", file=sys.stderr)
+        print(f"nli-faith calibrate: error: {flagged(message)}", file=sys.stderr)
         return 2
 
     try:  # everything that can be told before the records are scored

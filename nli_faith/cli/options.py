@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from nli_faith.errors import E_ONNX_FP32_TORCH
+from nli_faith.errors import E_ONNX_FP32_TORCH, OptionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.config import ScorerConfig
@@ -164,6 +164,27 @@ def limits_from_args(args: argparse.Namespace):
     return Limits(**{k: (v or None) for k, v in values.items()})
 
 
+#: Scorer options whose flag is the option's name with dashes (``batch_size``: ``--batch-size``).
+_FLAGGED = ("entail_threshold", "contradict_threshold", "batch_size", "label_map",
+            "prefilter_top_k", "band_high", "band_low")  # fmt: skip
+
+
+def flagged(message: str) -> str:
+    """A library message, told on the command line: its option names become flags.
+
+    Example:
+        >>> flagged("[E015] batch_size must be a whole number of at least 1, got 0.")
+        '[E015] --batch-size must be a whole number of at least 1, got 0.'
+        >>> flagged("Pass device='cpu', or no device to take CUDA where there is one.")
+        'Pass --device cpu, or no --device to take CUDA where there is one.'
+    """
+    import re
+
+    message = message.replace("device='cpu', or no device", "--device cpu, or no --device")
+    names = "|".join(_FLAGGED)
+    return re.sub(rf"\b({names})\b", lambda m: "--" + m.group(1).replace("_", "-"), message)
+
+
 def config_from_args(args: argparse.Namespace) -> ScorerConfig:
     """The :class:`~nli_faith.config.ScorerConfig` the flags describe: ``--guardrail``'s
     preset first, then every flag given (the flags' ``dest`` are the config's fields)."""
@@ -176,7 +197,7 @@ def config_from_args(args: argparse.Namespace) -> ScorerConfig:
     else:
         config = ScorerConfig(**given)
     if getattr(args, "onnx_quantize", True) is False and config.backend != "onnx":
-        raise ValueError(E_ONNX_FP32_TORCH.format(backend=config.backend))
+        raise OptionError(E_ONNX_FP32_TORCH.format(backend=config.backend))
     return config
 
 

@@ -12,10 +12,15 @@ import argparse
 import sys
 import time
 
-from nli_faith.cli.options import add_scorer_options, add_thresholds_option, scorer_from_args
+from nli_faith.cli.options import (
+    add_scorer_options,
+    add_thresholds_option,
+    flagged,
+    scorer_from_args,
+)
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.cli.summary import RunningSummary  # noqa: F401 - re-exported
-from nli_faith.errors import E_N_PROCESS, NliFaithError, with_code
+from nli_faith.errors import E_N_PROCESS, NliFaithError, OptionError, with_code
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
 BLOCK = 64
@@ -119,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.n_process < 1:
-            raise ValueError(E_N_PROCESS.format(n_process=args.n_process))
+            raise OptionError(E_N_PROCESS.format(n_process=args.n_process))
         check_input(args.input)
         total = count_records(args.input) if args.input != "-" else None
         try:
@@ -128,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--resume: {with_code(err)}") from err
         scorer = scorer_from_args(args)
     except (ValueError, OSError, NliFaithError) as err:  # pyarrow's errors are ValueErrors
-        print(f"nli-faith score: error: {with_code(err)}", file=sys.stderr)
+        print(f"nli-faith score: error: {flagged(with_code(err))}", file=sys.stderr)
         return 2
     after = resume.line if resume is not None else 0
     if after:

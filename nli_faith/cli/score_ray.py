@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from nli_faith.cli.options import config_from_args
+from nli_faith.cli.options import config_from_args, flagged
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.config import ScorerConfig
 from nli_faith.errors import (
@@ -26,6 +26,7 @@ from nli_faith.errors import (
     E_RAY_URI_OUTPUT,
     MissingDependencyError,
     NliFaithError,
+    OptionError,
     with_code,
 )
 from nli_faith.results import result_from_dict
@@ -40,19 +41,19 @@ def run_ray(args: argparse.Namespace) -> int:
 
     try:
         if args.input == "-" or args.output == "-":
-            raise ValueError(E_RAY_STDIO)
+            raise OptionError(E_RAY_STDIO)
         if args.resume:
-            raise ValueError(E_RAY_RESUME)
+            raise OptionError(E_RAY_RESUME)
         if "://" not in args.input:
             check_input(args.input)
         if _is_uri(args.output) and (args.report or args.escalate):
-            raise ValueError(E_RAY_URI_OUTPUT.format(path=args.output))
+            raise OptionError(E_RAY_URI_OUTPUT.format(path=args.output))
         ray = distributed._ray()
         config = config_from_args(args)
         if config.thresholds is not None:  # read once, here: a bad file is told at once
             Thresholds.load(config.thresholds)
     except (ValueError, MissingDependencyError, NliFaithError) as err:
-        print(f"nli-faith score: error: {with_code(err)}", file=sys.stderr)
+        print(f"nli-faith score: error: {flagged(with_code(err))}", file=sys.stderr)
         return 2
     _quiet_ray(args)
     started_here = not ray.is_initialized()

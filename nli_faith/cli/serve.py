@@ -184,7 +184,17 @@ def run(args: argparse.Namespace) -> int:
     if not keys and not is_loopback(args.host):
         print(f"{_PROG}: error: " + E_SERVE_OPEN_HOST.format(host=args.host), file=sys.stderr)
         return 2
-    settings = settings_from_args(args)
+    try:  # the scorer's options, checked before the server starts and the model loads
+        from nli_faith.engine.parts import check_options
+
+        settings = settings_from_args(args)
+        check_options(settings.scorer)
+    except ValueError as err:
+        from nli_faith.cli.options import flagged
+        from nli_faith.errors import with_code
+
+        print(f"{_PROG}: error: {flagged(with_code(err))}", file=sys.stderr)
+        return 2
     import uvicorn
 
     from nli_faith.serve.app import configure_logging, create_app
@@ -228,6 +238,9 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(uvicorn.Config(app, **common))
     server.run()
     if failure:
-        print(f"{_PROG}: error: the model could not be loaded: {failure[0]}", file=sys.stderr)
+        from nli_faith.cli.options import flagged
+
+        message = flagged(str(failure[0]))
+        print(f"{_PROG}: error: the model could not be loaded: {message}", file=sys.stderr)
         return 1
     return 0

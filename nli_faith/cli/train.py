@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nli_faith.errors import E_TRAIN_OPTION
+from nli_faith.cli.options import flagged
+from nli_faith.errors import E_TRAIN_OPTION, OptionError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -135,7 +136,7 @@ def check_options(args: argparse.Namespace) -> None:
     for flag, name, ok, expected in _CHECKS:
         value = getattr(args, name, None)
         if value is not None and not ok(value):
-            raise ValueError(E_TRAIN_OPTION.format(flag=flag, expected=expected, value=value))
+            raise OptionError(E_TRAIN_OPTION.format(flag=flag, expected=expected, value=value))
     if args.unlabelled and not (args.teacher or args.teacher_probs):
         raise ValueError(
             E_TRAIN_OPTION.format(
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         check_options(args)
         summary = _train(args, TrainConfig, train)
     except (ValueError, OSError, NliFaithError) as err:
-        print(f"nli-faith train: error: {with_code(err)}", file=sys.stderr)
+        print(f"nli-faith train: error: {flagged(with_code(err))}", file=sys.stderr)
         return 2
     if summary.get("stopped_by_time_budget"):
         print(

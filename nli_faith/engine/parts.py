@@ -18,7 +18,7 @@ from nli_faith.config import (
     ScorerConfig,
     whole_number,
 )
-from nli_faith.errors import E_PREFILTER_TOP_K, E_PREFILTER_TOP_K_ALONE
+from nli_faith.errors import E_PREFILTER_TOP_K, E_PREFILTER_TOP_K_ALONE, OptionError
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds
 from nli_faith.scoring.prefilter import make_prefilter
@@ -68,9 +68,9 @@ def check_options(config: ScorerConfig) -> None:
         whole_number("chunk_tokens", config.chunk_tokens, least=1)
     top_k = config.prefilter_top_k
     if config.prefilter is None and top_k is not None:
-        raise ValueError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))
+        raise OptionError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(E_PREFILTER_TOP_K.format(top_k=top_k))
+        raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
     if config.batch_size is not None:
         check_batch_size(config.batch_size)
     if config.label_map is not None:

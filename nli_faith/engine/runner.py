@@ -32,7 +32,7 @@ from nli_faith.engine.infer import fill_isolated
 from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import Planned, plan_claims, plan_record, plan_response
-from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS
+from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS, OptionError
 from nli_faith.records import Record
 from nli_faith.results import FaithfulnessResult
 
@@ -85,7 +85,7 @@ class Runner:
     def _pool(self, n_process: int) -> PlanPool | None:
         """The forked planning workers for ``n_process`` (kept), or None for in-process."""
         if n_process < 1:
-            raise ValueError(E_N_PROCESS.format(n_process=n_process))
+            raise OptionError(E_N_PROCESS.format(n_process=n_process))
         if n_process == 1 or not fork_available():
             return None
         if n_process not in self._pools:
@@ -149,7 +149,7 @@ class Runner:
     ) -> list[FaithfulnessResult]:
         """Results of ``records`` (named by ``labels`` in warnings), as one block."""
         if len(labels) != len(records):
-            raise ValueError(E_LABELS_LENGTH.format(n_labels=len(labels), n_records=len(records)))
+            raise OptionError(E_LABELS_LENGTH.format(n_labels=len(labels), n_records=len(records)))
         planned = self._plan_all(list(zip(records, labels)), n_process)
         return [o.result for o in self.run(planned, progress)]
 
@@ -164,7 +164,7 @@ class Runner:
         """Results of ``records`` in order, ``block_size`` records per model pass; with
         workers, the next block is planned while this one is scored."""
         if block_size < 1:
-            raise ValueError(E_BLOCK_SIZE.format(block_size=block_size))
+            raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
         pool = self._pool(n_process)
@@ -228,5 +228,5 @@ def _paired(records: Iterable[Any], labels: Iterable[str]) -> Iterator[tuple[Any
     for n, rec in enumerate(records):
         label = next(labels, None)
         if label is None:
-            raise ValueError(E_LABELS_LENGTH.format(n_labels=n, n_records=f"more than {n}"))
+            raise OptionError(E_LABELS_LENGTH.format(n_labels=n, n_records=f"more than {n}"))
         yield rec, label

@@ -18,7 +18,12 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nli_faith.errors import E_EXTRA_MISSING, E_SCORER_AND_OPTIONS, MissingDependencyError
+from nli_faith.errors import (
+    E_EXTRA_MISSING,
+    E_SCORER_AND_OPTIONS,
+    MissingDependencyError,
+    OptionError,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.config import ScorerConfig
@@ -64,7 +69,7 @@ def resolve_scorer(
     if scorer is not None or config is not None:
         extra = given + (["config"] if scorer is not None and config is not None else [])
         if extra:
-            raise ValueError(E_SCORER_AND_OPTIONS.format(names=", ".join(extra)))
+            raise OptionError(E_SCORER_AND_OPTIONS.format(names=", ".join(extra)))
         if scorer is not None:
             return scorer
     from nli_faith.config import ScorerConfig

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from nli_faith.errors import E_SCORE_TYPE
+from nli_faith.errors import E_SCORE_TYPE, OptionError
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.results import FaithfulnessResult
@@ -33,7 +33,7 @@ SCORE_TYPES = ("strict", "lenient", "soft")
 
 def check_score_type(score_type: str) -> str:
     if score_type not in SCORE_TYPES:
-        raise ValueError(E_SCORE_TYPE.format(allowed=list(SCORE_TYPES), score=score_type))
+        raise OptionError(E_SCORE_TYPE.format(allowed=list(SCORE_TYPES), score=score_type))
     return score_type
 
 

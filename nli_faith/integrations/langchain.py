@@ -61,9 +61,9 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
         threshold: if set, an answer whose ``score_type`` score is below it raises
             :class:`UnfaithfulAnswerError`; default None (never raises for a score).
         score_type: ``"strict"`` (default), ``"lenient"`` or ``"soft"``.
-        response_key, context_key, question_key: where the answer, its retrieved
-            documents and the question are in the input (default ``answer``,
-            ``context``, ``question``).
+        response_key: where the answer is in the input (default ``answer``).
+        context_key: where its retrieved documents are (default ``context``).
+        question_key: where the question is (default ``question``).
         scorer: a ready :class:`~nli_faith.scorer.FaithfulnessScorer` (then no other
             scorer option).
         nli_model: the NLI model: registry name, local path or hub id (default bundled).

@@ -40,7 +40,7 @@ import os
 import typing as t
 from dataclasses import dataclass
 
-from nli_faith.errors import E_INTEGRATION_LLM_MODEL, E_SCORE_TYPE, RecordError
+from nli_faith.errors import E_INTEGRATION_LLM_MODEL, E_SCORE_TYPE, OptionError, RecordError
 from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
 
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
@@ -107,7 +107,7 @@ class NLIFaithfulness(SingleTurnMetric):
                 E_INTEGRATION_LLM_MODEL.format(metric="NLIFaithfulness", library="RAGAS")
             )
         if score_type not in SCORE_NAMES:
-            raise ValueError(E_SCORE_TYPE.format(allowed=list(SCORE_NAMES), score=score_type))
+            raise OptionError(E_SCORE_TYPE.format(allowed=list(SCORE_NAMES), score=score_type))
         self._required_columns = {
             MetricType.SINGLE_TURN: {
                 "response",

@@ -42,7 +42,7 @@ class Cascade:
         >>> from nli_faith import FaithfulnessScorer
         >>> cascade = Cascade(FaithfulnessScorer(device="cpu"), judge=lambda c, ev, q: "no")
         >>> r = cascade.score(
-        ...     "The warranty lasts two years. Our founder likes jazz. We were founded in Paris.",
+        ...     "The warranty lasts two years. Our founder likes jazz. The office is in Europe.",
         ...     "The warranty lasts two years. Our office is in France.")
         >>> [(c.verdict, c.band, c.source) for c in r.claims]
         [('yes', 'supported', 'nli'), ('idk', 'not_found', 'nli'), ('no', 'uncertain', 'judge')]

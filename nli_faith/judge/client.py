@@ -22,6 +22,7 @@ from nli_faith.errors import (
     E_JUDGE_REPLY,
     E_JUDGE_TIMEOUT,
     MissingDependencyError,
+    OptionError,
 )
 from nli_faith.judge.prompt import JudgeReply, JudgeReplyError, build_messages, parse_reply
 from nli_faith.records import load_json
@@ -85,7 +86,7 @@ class OpenAIJudge:
     ) -> None:
         number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
         if not number or not 0 < timeout < math.inf:  # NaN fails the comparison too
-            raise ValueError(E_JUDGE_TIMEOUT.format(value=timeout))
+            raise OptionError(E_JUDGE_TIMEOUT.format(value=timeout))
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key

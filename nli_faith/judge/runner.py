@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from nli_faith.errors import E_CONCURRENCY, E_JUDGE_GAVE_UP, E_JUDGE_TYPE, E_MAX_ATTEMPTS
+from nli_faith.errors import (
+    E_CONCURRENCY,
+    E_JUDGE_GAVE_UP,
+    E_JUDGE_TYPE,
+    E_MAX_ATTEMPTS,
+    OptionError,
+)
 from nli_faith.judge.client import FatalJudgeError, OpenAIJudge, RetryableJudgeError
 from nli_faith.judge.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
 from nli_faith.judge.items import JudgeItem
@@ -131,9 +137,9 @@ async def _bind(judge: Any, concurrency: int):
 def check_options(*, concurrency: Any, max_attempts: Any) -> None:
     """Raise ``ValueError`` unless both are whole numbers of at least 1."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(E_CONCURRENCY.format(value=concurrency))
+        raise OptionError(E_CONCURRENCY.format(value=concurrency))
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-        raise ValueError(E_MAX_ATTEMPTS.format(value=max_attempts))
+        raise OptionError(E_MAX_ATTEMPTS.format(value=max_attempts))
 
 
 async def ajudge_items(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nli_faith.errors import E_DEVICE_UNAVAILABLE, E_DTYPE, ModelLoadError
+from nli_faith.errors import E_DEVICE_UNAVAILABLE, E_DTYPE, ModelLoadError, OptionError
 from nli_faith.nli.batching import PAD_MULTIPLE, batch_plan
 from nli_faith.nli.threads import usable_cores
 
@@ -53,7 +53,7 @@ def pick_dtype(dtype: str | None, device: str) -> torch.dtype:
 
     if dtype is not None:
         if dtype not in DTYPES:
-            raise ValueError(E_DTYPE.format(allowed=", ".join(map(repr, DTYPES)), dtype=dtype))
+            raise OptionError(E_DTYPE.format(allowed=", ".join(map(repr, DTYPES)), dtype=dtype))
         return getattr(torch, dtype)
     if device.startswith("cuda"):
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16

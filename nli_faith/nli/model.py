@@ -22,6 +22,7 @@ from nli_faith.errors import (
     E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
     ModelLoadError,
+    OptionError,
 )
 from nli_faith.nli.batching import PAD_MULTIPLE
 from nli_faith.nli.cross_encoder import cpu_has_native_bf16  # noqa: F401 - re-exported
@@ -91,7 +92,7 @@ class NLIModel:
         onnx_quantize: bool = True,
     ) -> None:
         if backend not in ("torch", "onnx"):
-            raise ValueError(E_BACKEND.format(backend=backend))
+            raise OptionError(E_BACKEND.format(backend=backend))
         spec = resolve_model(model)
         self.name = spec.name
         self.path = spec.path
@@ -233,5 +234,5 @@ class NLIModel:
 def check_batch_size(value: object) -> int:
     """``value`` if it is a whole number of at least 1 (not a bool), else ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(E_BATCH_SIZE.format(batch_size=value))
+        raise OptionError(E_BATCH_SIZE.format(batch_size=value))
     return value

@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from nli_faith.errors import E_BAND_ORDER
+from nli_faith.errors import E_BAND_ORDER, OptionError
 from nli_faith.nli.labels import ENTAIL_IDX
 from nli_faith.scoring.verdicts import check_threshold
 
@@ -58,7 +58,7 @@ class BandThresholds:
         check_threshold("band_high", self.high)
         check_threshold("band_low", self.low)
         if self.low > self.high:
-            raise ValueError(E_BAND_ORDER.format(low=self.low, high=self.high))
+            raise OptionError(E_BAND_ORDER.format(low=self.low, high=self.high))
 
 
 def nearest_entailment(probs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:

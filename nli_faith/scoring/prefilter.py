@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nli_faith.errors import E_PREFILTER, E_PREFILTER_TOP_K
+from nli_faith.errors import E_PREFILTER, E_PREFILTER_TOP_K, OptionError
 from nli_faith.text.lexical import content_words, overlap_mask
 from nli_faith.text.numerals import extract_numbers
 
@@ -134,7 +134,7 @@ class _Prefilter:
 
     def __init__(self, *, top_k: int = 3) -> None:
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ValueError(E_PREFILTER_TOP_K.format(top_k=top_k))
+            raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
         self.top_k = top_k
 
     def similarity(self, claims: Sequence[str], texts: Sequence[str]) -> np.ndarray:
@@ -250,4 +250,4 @@ def make_prefilter(
         return LexicalPrefilter(top_k=top_k, keep_overlap=keep_overlap)
     if name == "embedding":
         return ChunkPrefilter(top_k=top_k, model=model)
-    raise ValueError(E_PREFILTER.format(allowed=", ".join(map(repr, PREFILTERS)), prefilter=name))
+    raise OptionError(E_PREFILTER.format(allowed=", ".join(map(repr, PREFILTERS)), prefilter=name))

@@ -13,7 +13,7 @@ from numbers import Real
 
 import numpy as np
 
-from nli_faith.errors import E_THRESHOLD
+from nli_faith.errors import E_THRESHOLD, OptionError
 from nli_faith.nli.labels import CONTRADICT_IDX, ENTAIL_IDX
 
 #: A claim is supported (``yes``) when some chunk entails it with at least this probability.
@@ -41,7 +41,7 @@ class ClaimDecisions:
 def check_threshold(name: str, value: float) -> float:
     """``value`` as a float if it is a number in [0, 1] (not a bool), else ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 <= float(value) <= 1.0:
-        raise ValueError(E_THRESHOLD.format(name=name, value=value))
+        raise OptionError(E_THRESHOLD.format(name=name, value=value))
     return float(value)
 
 

@@ -15,7 +15,7 @@ import hmac
 import os
 from pathlib import Path
 
-from nli_faith.errors import E_SERVE_KEY_FILE, E_SERVE_NO_KEYS
+from nli_faith.errors import E_SERVE_KEY_FILE, E_SERVE_NO_KEYS, OptionError
 
 #: Environment variable with accepted keys, separated by commas or white space.
 KEYS_ENV = "NLI_FAITH_API_KEYS"
@@ -44,9 +44,9 @@ class ApiKeys:
             try:
                 from_file = cls.parse(Path(key_file).read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError) as err:
-                raise ValueError(E_SERVE_KEY_FILE.format(path=key_file, error=err)) from None
+                raise OptionError(E_SERVE_KEY_FILE.format(path=key_file, error=err)) from None
             if not from_file:
-                raise ValueError(E_SERVE_NO_KEYS.format(path=key_file))
+                raise OptionError(E_SERVE_NO_KEYS.format(path=key_file))
             keys += [k.decode() for k in from_file._keys]
         keys += [k.decode() for k in cls.parse(env.get(KEYS_ENV, ""), sep=",")._keys]
         return cls(keys)

@@ -12,6 +12,7 @@ from nli_faith.errors import (
     E_MERGE_JSON,
     E_MERGE_NOT_OBJECT,
     DataError,
+    OptionError,
 )
 from nli_faith.records import JSONInputError, load_json
 
@@ -101,7 +102,7 @@ def split_dev(
     (1000, True)
     """
     if not 0 <= fraction < 1:
-        raise ValueError(E_DEV_FRACTION.format(fraction=fraction))
+        raise OptionError(E_DEV_FRACTION.format(fraction=fraction))
     train: list[NLIExample] = []
     dev: list[NLIExample] = []
     for r in rows:

@@ -10,7 +10,7 @@ import logging
 import random
 from pathlib import Path
 
-from nli_faith.errors import E_TEACHER_BOTH
+from nli_faith.errors import E_TEACHER_BOTH, OptionError
 
 from .data import NLIExample, expand_paths, read_nli_jsonl, split_dev
 from .options import TrainConfig
@@ -123,7 +123,7 @@ def teacher_table(cfg: TrainConfig, rows: list[NLIExample]):
     from .distill import TeacherProbs, teacher_probs
 
     if cfg.teacher and cfg.teacher_probs:
-        raise ValueError(E_TEACHER_BOTH)
+        raise OptionError(E_TEACHER_BOTH)
     if cfg.teacher_probs:
         return TeacherProbs.load(cfg.teacher_probs)
     cached = Path(cfg.output_dir) / "teacher_probs.npz"
