@@ -448,6 +448,10 @@ E_LABEL_MAP_TYPE = Message(
     "label_map must be a mapping of label names to output indices, such as "
     "{{'entailment': 0, 'contradiction': 2}}, got {value!r}.",
 )
+E_PATH_CLASH = Message(
+    "E118",
+    "{what} {path} is also {other}: writing it would overwrite that file; give another name.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

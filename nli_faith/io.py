@@ -50,6 +50,7 @@ from nli_faith.errors import (
     E_INPUT_MISSING,
     E_INPUT_NOT_PARQUET,
     E_PARQUET_STDIO,
+    E_PATH_CLASH,
     E_RESUME_NOT_OURS,
     E_RESUME_PARQUET,
     E_RESUME_STDOUT,
@@ -115,16 +116,48 @@ def check_input(path: str) -> None:
             raise OptionError(E_INPUT_NOT_PARQUET.format(path=path, error=err)) from None
 
 
-def check_output(path: str) -> None:
-    """Raise an ``OSError`` that names ``path`` (not ``-``) when a file cannot be written
-    there: its folder is missing, or it is a folder; checked before any work is done."""
+def check_output(path: str, name: str = "output") -> None:
+    """Raise an ``OSError`` that names ``path`` (not ``-``) and what it is for (``name``)
+    when a file cannot be written there: its folder is missing, or it is a folder; checked
+    before any work is done."""
     if path == "-":
         return
     target = Path(path)
     if target.is_dir():
-        raise IsADirectoryError(f"output {path} is a directory; give a file name")
+        raise IsADirectoryError(f"{name} {path} is a directory; give a file name")
     if not target.parent.is_dir():
-        raise FileNotFoundError(f"output {path}: the folder {target.parent} does not exist")
+        raise FileNotFoundError(f"{name} {path}: the folder {target.parent} does not exist")
+
+
+def check_paths(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+    """Check each output (``{"output": path, "--report": path, ...}``: a ``None`` or ``-``
+    is skipped) with :func:`check_output`, and refuse one that is an input or another
+    output (it would be overwritten before it is read, or mixed), before any work is done.
+
+    Example:
+        >>> check_paths({"input": "in.jsonl"}, {"output": "./in.jsonl"})
+        Traceback (most recent call last):
+        ...
+        nli_faith.exceptions.OptionError: output ./in.jsonl is also the input: writing it \
+would overwrite that file; give another name.
+    """
+    import os
+
+    def key(path: str) -> str:
+        return os.path.normcase(os.path.realpath(path))
+
+    def label(name: str) -> str:
+        return f"the {name} file" if name.startswith("--") else f"the {name}"
+
+    seen = {key(p): label(n) for n, p in inputs.items() if p not in (None, "-") and "://" not in p}
+    for name, path in outputs.items():
+        if path in (None, "-") or "://" in path:
+            continue
+        check_output(path, name)
+        other = seen.get(key(path))
+        if other is not None:
+            raise OptionError(E_PATH_CLASH.format(what=name, path=path, other=other))
+        seen[key(path)] = label(name)
 
 
 def count_records(path: str) -> int | None:

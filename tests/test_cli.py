@@ -206,3 +206,31 @@ def test_label_map_flag_reorders_the_model_outputs(tmp_path, tiny_model_dir, cap
     ]:
         assert main([*base, "-o", str(tmp_path / "bad.jsonl"), "--label-map", bad]) == 2
         assert needle in capsys.readouterr().err
+
+
+def test_an_output_that_is_an_input_or_another_output_is_refused_before_work(
+    tmp_path, tiny_model_dir, capsys
+):
+    from nli_faith.cli import main
+
+    src = write_jsonl(tmp_path / "in.jsonl", [{"response": "It is.", "context": "It is."}])
+    before = src.read_bytes()
+    model = ["--model", str(tiny_model_dir)]
+    out = str(tmp_path / "o.jsonl")
+    cases = [
+        (["score", str(src), "-o", str(src), *model], "output", "the input"),
+        (["score", str(src), "-o", out, "--escalate", out, *model], "--escalate", "the output"),
+        (["score", str(src), "-o", out, "--report", out, *model], "--report", "the output"),
+        (["calibrate", str(src), "-o", str(src), *model], "output", "the input"),
+        (["report", str(src), "-o", str(src)], "output", "the input"),
+        (["report", out, "--input", str(src), "-o", str(src)], "output", "the --input file"),
+        (["merge", str(src), out, "-o", str(src)], "output", "the scored file"),
+    ]
+    for argv, what, other in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert f"[E118] {what} " in err and f"is also {other}:" in err, err
+        assert src.read_bytes() == before  # nothing was overwritten
+    argv = ["score", str(src), "-o", out, "--report", str(tmp_path / "no" / "r.html"), *model]
+    assert main(argv) == 2
+    assert "--report " in capsys.readouterr().err and not (tmp_path / "o.jsonl").exists()

@@ -105,8 +105,8 @@ def _table(cal) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from nli_faith.engine.failures import describe
-    from nli_faith.errors import E_CLAIM_LABEL_UNMATCHED
-    from nli_faith.io import check_input, check_output, read_records
+    from nli_faith.errors import E_CLAIM_LABEL_UNMATCHED, with_code
+    from nli_faith.io import check_input, check_paths, read_records
     from nli_faith.scoring.bands import TARGET_AGREEMENT
     from nli_faith.scoring.calibrate import calibrate, parse_labelled
     from nli_faith.scoring.thresholds import ModelId, Thresholds
@@ -119,10 +119,10 @@ def run(args: argparse.Namespace) -> int:
         if args.seed < 0:
             raise ValueError(f"--seed must be 0 or more, got {args.seed}.")
         check_input(args.input)
-        check_output(args.output)
+        check_paths({"input": args.input}, {"output": args.output})
         scorer = scorer_from_args(args)
     except (ValueError, OSError, NliFaithError) as err:
-        return fail(str(err))
+        return fail(with_code(err))
     scorer.early_exit = False  # calibration needs every pair to try every threshold
     limits = limits_from_args(args)
     rows, lines, skipped = [], [], []
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
             target_agreement=args.target_agreement or TARGET_AGREEMENT,
         )
     except NliFaithError as err:
-        return fail(str(err))
+        return fail(with_code(err))
     report = cal.to_dict()
     report["input"] = args.input
     report["n_records"] = len(good)

@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
         if not key:
             return fail(E_JUDGE_KEY_ENV.format(var=args.api_key_env))
     try:
+        from nli_faith.io import check_paths
+
+        check_paths({"scored file": args.scored}, {"output": args.output})
         scored = read_scored(args.scored)
         decision = gate_from_args(args)
     except (OSError, MergeError, NliFaithError) as err:

@@ -39,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
     )
 
     try:
+        from nli_faith.io import check_paths
+
+        inputs = {"scored file": args.scored, "judged file": args.judged}
+        check_paths(inputs, {"output": args.output})
         scored = read_scored(args.scored)
         judged, errors = read_judged_file(args.judged)
         decision = gate_from_args(args)

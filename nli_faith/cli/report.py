@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"nli-faith report: skipped {with_code(err)}", file=sys.stderr)
 
     try:
+        from nli_faith.io import check_paths
+
+        check_paths({"input": args.scored, "--input": args.input}, {"output": args.output})
         records = read_scored(args.scored, inputs=args.input, on_error=skip)
         write_report(records, args.output, title=args.title)
     except (OSError, NliFaithError) as err:

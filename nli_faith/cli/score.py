@@ -120,12 +120,23 @@ def run(args: argparse.Namespace) -> int:
         return run_ray(args)
     from collections import deque
 
-    from nli_faith.io import check_input, count_records, read_records, resume_point, scored_row
+    from nli_faith.io import (
+        check_input,
+        check_paths,
+        count_records,
+        read_records,
+        resume_point,
+        scored_row,
+    )
 
     try:
         if args.n_process < 1:
             raise OptionError(E_N_PROCESS.format(n_process=args.n_process))
         check_input(args.input)
+        check_paths(
+            {"input": args.input},
+            {"output": args.output, "--report": args.report, "--escalate": args.escalate},
+        )
         total = count_records(args.input) if args.input != "-" else None
         try:
             resume = resume_point(args.output, block=BLOCK) if args.resume else None

@@ -36,7 +36,7 @@ def run_ray(args: argparse.Namespace) -> int:
     """Read, score and write with Ray Data; the exit status of ``nli-faith score``."""
 
     from nli_faith import distributed
-    from nli_faith.io import check_input, is_parquet
+    from nli_faith.io import check_input, check_paths, is_parquet
     from nli_faith.scoring.thresholds import Thresholds
 
     try:
@@ -46,6 +46,10 @@ def run_ray(args: argparse.Namespace) -> int:
             raise OptionError(E_RAY_RESUME)
         if "://" not in args.input:
             check_input(args.input)
+        check_paths(
+            {"input": args.input},
+            {"output": args.output, "--report": args.report, "--escalate": args.escalate},
+        )
         if _is_uri(args.output) and (args.report or args.escalate):
             raise OptionError(E_RAY_URI_OUTPUT.format(path=args.output))
         ray = distributed._ray()
