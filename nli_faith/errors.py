@@ -321,8 +321,14 @@ E_SCORER_AND_OPTIONS = Message(
 )
 E_SCORE_TYPE = Message("E085", "score must be one of {allowed}, got {score!r}.")
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
-E_N_PROCESS = Message("E086", "n_process must be at least 1, got {n_process!r}.")
-E_BLOCK_SIZE = Message("E087", "block_size must be at least 1, got {block_size!r}.")
+E_N_PROCESS = Message(
+    "E086",
+    "n_process must be a whole number from 1 to {most} (the CPUs this process may use), "
+    "got {n_process!r}.",
+)
+E_BLOCK_SIZE = Message(
+    "E087", "block_size must be a whole number of at least 1, got {block_size!r}."
+)
 E_RESUME_STDOUT = Message("E088", "resuming needs an output file to resume, not standard output.")
 E_RESUME_PARQUET = Message(
     "E089",

@@ -42,8 +42,14 @@ def test_n_process_and_stream_give_the_same_results(tiny_scorer):
     assert sum(r.error is not None for r in want) == 4  # the records with a number response
     assert tiny_scorer.score_batch(recs, n_process=2) == want
     assert list(tiny_scorer.score_stream(iter(recs), block_size=40, n_process=2)) == want
-    with pytest.raises(ValueError, match="n_process"):
-        tiny_scorer.score_batch(recs, n_process=0)
+    from nli_faith.engine.runner import usable_cpus
+
+    for bad in (0, 1.5, True, usable_cpus() + 1):  # more workers than CPUs: refused, not forked
+        with pytest.raises(ValueError, match=f"n_process must be a whole number.*got {bad!r}"):
+            tiny_scorer.score_batch(recs, n_process=bad)
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match=f"block_size must be a whole number.*got {bad!r}"):
+            list(tiny_scorer.score_stream(recs, block_size=bad))
 
 
 def test_stream_blocks_equal_score_batch_per_block(tiny_scorer):

@@ -20,7 +20,7 @@ from nli_faith.cli.options import (
 )
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.cli.summary import RunningSummary  # noqa: F401 - re-exported
-from nli_faith.errors import E_N_PROCESS, NliFaithError, OptionError, with_code
+from nli_faith.errors import NliFaithError, with_code
 
 #: Records scored per model pass; large enough to batch well, small enough to stream.
 BLOCK = 64
@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         return run_ray(args)
     from collections import deque
 
+    from nli_faith.engine.runner import check_n_process
     from nli_faith.io import (
         check_input,
         check_paths,
@@ -130,8 +131,7 @@ def run(args: argparse.Namespace) -> int:
     )
 
     try:
-        if args.n_process < 1:
-            raise OptionError(E_N_PROCESS.format(n_process=args.n_process))
+        check_n_process(args.n_process)
         check_input(args.input)
         check_paths(
             {"input": args.input},

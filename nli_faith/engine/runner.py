@@ -77,15 +77,15 @@ class Runner:
         return plan_record(self.parts, item)
 
     def _plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
-        pool = self._pool(n_process)
-        if pool is None or len(items) < 2 * n_process:
+        check_n_process(n_process)
+        if len(items) < 2 * n_process:  # too few to share out: no workers are started
             return [self.plan(item) for item in items]
-        return pool.plan(items)
+        pool = self._pool(n_process)
+        return [self.plan(item) for item in items] if pool is None else pool.plan(items)
 
     def _pool(self, n_process: int) -> PlanPool | None:
         """The forked planning workers for ``n_process`` (kept), or None for in-process."""
-        if n_process < 1:
-            raise OptionError(E_N_PROCESS.format(n_process=n_process))
+        check_n_process(n_process)
         if n_process == 1 or not fork_available():
             return None
         if n_process not in self._pools:
@@ -163,7 +163,7 @@ class Runner:
     ) -> Iterator[FaithfulnessResult]:
         """Results of ``records`` in order, ``block_size`` records per model pass; with
         workers, the next block is planned while this one is scored."""
-        if block_size < 1:
+        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
             raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
@@ -230,3 +230,22 @@ def _paired(records: Iterable[Any], labels: Iterable[str]) -> Iterator[tuple[Any
         if label is None:
             raise OptionError(E_LABELS_LENGTH.format(n_labels=n, n_records=f"more than {n}"))
         yield rec, label
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system tells it)."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def check_n_process(n_process: object) -> int:
+    """``n_process`` if it is a whole number from 1 to :func:`usable_cpus`, else
+    ``OptionError`` (more planning workers than CPUs only adds processes and memory)."""
+    most = usable_cpus()
+    if isinstance(n_process, bool) or not isinstance(n_process, int) or not 1 <= n_process <= most:
+        raise OptionError(E_N_PROCESS.format(n_process=n_process, most=most))
+    return n_process
