@@ -142,6 +142,14 @@ def test_thresholds_file_round_trips_and_rejects_bad_files(tmp_path):
         path.write_text(json.dumps({**good, part: value}))
         with pytest.raises(ThresholdsError, match=re.escape(needle)):
             Thresholds.load(path)
+    for where, needle in [
+        (tmp_path / "none.json", "cannot be read: No such file"),
+        (tmp_path, "cannot be read: Is a directory"),
+        ("", "not a file name"),
+    ]:
+        with pytest.raises(ThresholdsError, match=re.escape(needle)) as err:
+            Thresholds.load(where)
+        assert err.value.code == "E070"
 
 
 def test_thresholds_for_another_model_are_a_clear_error(tmp_path, tiny_model_dir, bundled_scorer):

@@ -496,6 +496,18 @@ def test_bad_options_are_refused(capsys):
     assert "--block-below-strict must be in [0, 1]" in capsys.readouterr().err
     assert main(["serve", "--api-key-file", "/nonexistent/keys"]) == 2
     assert "cannot read --api-key-file" in capsys.readouterr().err
+    # before the server binds or the model loads: each told once, with its flag
+    for argv, needle in [
+        (["--max-wait-ms", "inf"], "--max-wait-ms must be 0 to 60000, got inf"),
+        (["--request-timeout", "inf"], "--request-timeout must be above 0 and at most 3600"),
+        (["--batch-size", "0"], "[E015] --batch-size must be a whole number"),
+        (["--onnx-fp32"], "[E105] --onnx-fp32"),
+        (["--thresholds", "/nonexistent.json"], "[E070] /nonexistent.json"),
+        (["--workers", "2", "--entail-threshold", "2"], "[E014] --entail-threshold must be"),
+    ]:
+        assert main(["serve", "--port", "0", *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert needle in err and "Uvicorn running" not in err, err
 
 
 def test_missing_extra_names_it(capsys, monkeypatch):

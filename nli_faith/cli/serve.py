@@ -117,7 +117,7 @@ def _check(args: argparse.Namespace) -> str | None:
         ("--port", args.port, 0 <= args.port <= 65535, "a port number (0-65535)"),
         ("--workers", args.workers, args.workers >= 1, "at least 1"),
         ("--max-batch-pairs", args.max_batch_pairs, args.max_batch_pairs >= 1, "at least 1"),
-        ("--max-wait-ms", args.max_wait_ms, args.max_wait_ms >= 0, "0 or more"),
+        ("--max-wait-ms", args.max_wait_ms, 0 <= args.max_wait_ms < 60_000, "0 to 60000"),
         ("--max-batch-records", args.max_batch_records, args.max_batch_records >= 1, "≥ 1"),
         (
             "--max-queue",
@@ -125,7 +125,12 @@ def _check(args: argparse.Namespace) -> str | None:
             args.max_queue >= args.max_batch_records,
             "at least --max-batch-records",
         ),
-        ("--request-timeout", args.request_timeout, args.request_timeout > 0, "positive"),
+        (
+            "--request-timeout",
+            args.request_timeout,
+            0 < args.request_timeout <= 3600,
+            "above 0 and at most 3600 seconds",
+        ),
         ("--max-body-bytes", args.max_body_bytes, args.max_body_bytes >= 1, "at least 1"),
     ]
     if args.block_below_strict is not None:
@@ -189,7 +194,11 @@ def run(args: argparse.Namespace) -> int:
 
         settings = settings_from_args(args)
         check_options(settings.scorer)
-    except ValueError as err:
+        if settings.scorer.thresholds is not None:  # a bad file is told now, not per worker
+            from nli_faith.scoring.thresholds import Thresholds
+
+            Thresholds.load(settings.scorer.thresholds)
+    except (ValueError, OSError) as err:
         from nli_faith.cli.options import flagged
         from nli_faith.errors import with_code
 

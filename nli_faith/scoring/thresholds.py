@@ -126,11 +126,18 @@ class Thresholds:
 
     @classmethod
     def load(cls, path: str | Path) -> Thresholds:
+        if not isinstance(path, (str, Path)) or not str(path).strip():
+            raise ThresholdsError(E_THRESHOLDS_FILE.format(path=path, problem="not a file name"))
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
             raise ThresholdsError(
                 E_THRESHOLDS_FILE.format(path=path, problem=f"invalid JSON: {err.msg}")
+            ) from err
+        except (OSError, UnicodeDecodeError) as err:
+            problem = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise ThresholdsError(
+                E_THRESHOLDS_FILE.format(path=path, problem=f"cannot be read: {problem}")
             ) from err
         return cls.from_dict(data, source=str(path))
 
