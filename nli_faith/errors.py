@@ -458,6 +458,11 @@ E_PATH_CLASH = Message(
     "E118",
     "{what} {path} is also {other}: writing it would overwrite that file; give another name.",
 )
+E_MAX_LENGTH_OVER = Message(
+    "E119",
+    "max_length {value} is over what model {model!r} can read: {most} tokens (its position "
+    "embeddings); pass at most {most}, or leave it out.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -210,3 +210,12 @@ def test_prefilter_top_k_without_a_prefilter_is_a_clear_error(tiny_model_dir):
 
     with pytest.raises(ValueError, match="prefilter_top_k=2 is given but no prefilter"):
         FaithfulnessScorer(str(tiny_model_dir), device="cpu", prefilter_top_k=2)
+
+
+def test_max_length_over_the_models_positions_is_named(tiny_model_dir):
+    from nli_faith.nli.model import NLIModel
+
+    # "tokens the model can read": a longer pair would crash inside the model on every record
+    with pytest.raises(ValueError, match=r"\[?max_length 2048 is over what model .* can read"):
+        NLIModel(str(tiny_model_dir), device="cpu", max_length=2048)
+    assert NLIModel(str(tiny_model_dir), device="cpu").max_length <= 512

@@ -195,6 +195,11 @@ def test_train_refuses_bad_files_and_options_with_a_clear_error(tmp_path, tiny_m
         (["--train", str(good), "--warmup-ratio", "2"], "--warmup-ratio must be in [0, 1]"),
         (["--train", str(good), "--unlabelled", "5"], "--unlabelled must be used with a teacher"),
         (["--train", str(good), "--device", "gpu"], "[E104] device 'gpu'"),
+        (["--train", str(good), "--max-length", "2048"], "[E119] --max-length 2048 is over"),
+        (["--train", str(good), "--distractor-rate", "5"], "--distractor-rate must be in [0, 1]"),
+        (["--train", str(good), "--max-steps", "0"], "--max-steps must be at least 1"),
+        (["--train", str(good), "--epochs", "inf"], "--epochs must be above 0 and finite"),
+        (["--train", str(good), "--seed", "-1"], "--seed must be in [0, 2**32)"),
     ]
     for extra, needle in cases:
         argv = ["train", "--base-model", str(tiny_model_dir), "-o", str(tmp_path / "out"), *extra]

@@ -166,7 +166,7 @@ def limits_from_args(args: argparse.Namespace):
 
 #: Scorer options whose flag is the option's name with dashes (``batch_size``: ``--batch-size``).
 _FLAGGED = ("entail_threshold", "contradict_threshold", "batch_size", "label_map",
-            "prefilter_top_k", "band_high", "band_low", "n_process")  # fmt: skip
+            "prefilter_top_k", "band_high", "band_low", "n_process", "max_length")  # fmt: skip
 
 
 def flagged(message: str) -> str:

@@ -112,9 +112,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 #: (flag, attribute, test, what it must be) of the options checked before training starts.
 _CHECKS = (
-    ("--epochs", "epochs", lambda v: v > 0, "above 0"),
+    ("--epochs", "epochs", lambda v: 0 < v < 1e6, "above 0 and finite"),
+    ("--max-steps", "max_steps", lambda v: v == -1 or v >= 1, "at least 1 (or -1: --epochs)"),
     ("--batch-size", "batch_size", lambda v: v >= 1, "at least 1"),
-    ("--learning-rate", "learning_rate", lambda v: v > 0, "above 0"),
+    ("--learning-rate", "learning_rate", lambda v: 0 < v < 1, "above 0 and below 1"),
+    ("--seed", "seed", lambda v: 0 <= v < 2**32, "in [0, 2**32)"),
+    ("--distractor-rate", "distractor_rate", lambda v: 0 <= v <= 1, "in [0, 1]"),
+    ("--eval-limit", "eval_limit", lambda v: v >= 1, "at least 1"),
     ("--warmup-ratio", "warmup_ratio", lambda v: 0 <= v <= 1, "in [0, 1]"),
     ("--max-length", "max_length", lambda v: v >= 32, "at least 32"),
     ("--logging-steps", "logging_steps", lambda v: v >= 1, "at least 1"),
@@ -122,7 +126,7 @@ _CHECKS = (
     ("--num-workers", "num_workers", lambda v: v >= 0, "0 or more"),
     ("--dev-fraction", "dev_fraction", lambda v: 0 <= v < 1, "in [0, 1)"),
     ("--distill-alpha", "distill_alpha", lambda v: 0 <= v <= 1, "in [0, 1]"),
-    ("--time-budget", "time_budget", lambda v: v > 0, "above 0"),
+    ("--time-budget", "time_budget", lambda v: 0 < v < 1e9, "above 0 and finite"),
     ("--freeze-layers", "freeze_layers", lambda v: v >= 0, "0 or more"),
     ("--multi-fact", "multi_fact", lambda v: v >= 0, "0 or more"),
     ("--structured", "structured", lambda v: v >= 0, "0 or more"),

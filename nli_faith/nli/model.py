@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from nli_faith.config import whole_number
 from nli_faith.errors import (
     E_BACKEND,
     E_BATCH_SIZE,
+    E_MAX_LENGTH_OVER,
     E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
     ModelLoadError,
@@ -121,9 +122,13 @@ class NLIModel:
             if label_map is not None
             else LabelMap.from_id2label(config.id2label, model=spec.name)
         )
+        most = _positions(config, tokenizer)
         if max_length is not None:
             whole_number("max_length", max_length, least=PAD_MULTIPLE)
+            _check_positions(max_length, most, spec.name)
         limit = max_length or spec.max_length or getattr(tokenizer, "model_max_length", 512)
+        if most is not None:
+            limit = min(limit, most)
         # a whole number of padding blocks: pairs are padded to multiples of PAD_MULTIPLE (so a
         # pair's probabilities do not depend on its batch mates), which truncation must meet
         self.max_length = max(PAD_MULTIPLE, int(min(limit, 4096)) // PAD_MULTIPLE * PAD_MULTIPLE)
@@ -236,3 +241,28 @@ def check_batch_size(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise OptionError(E_BATCH_SIZE.format(batch_size=value))
     return value
+
+
+def _positions(config: Any, tokenizer: Any) -> int | None:
+    """The most tokens the model can read (its position embeddings, less the offset some
+    models keep: RoBERTa's 514 positions hold 512 tokens), or ``None`` when unbounded."""
+    told = getattr(tokenizer, "model_max_length", None)
+    if isinstance(told, int) and 0 < told < 1_000_000:  # a real limit, not "unset"
+        return told
+    positions = getattr(config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        offset = 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else 0
+        return positions - offset
+    return None
+
+
+def _check_positions(max_length: int, most: int | None, name: str) -> None:
+    if most is not None and max_length > most:
+        raise OptionError(E_MAX_LENGTH_OVER.format(value=max_length, model=name, most=most))
+
+
+def check_max_length(path: str, tokenizer: Any, max_length: int) -> None:
+    """``OptionError`` when ``max_length`` is over what the model at ``path`` can read."""
+    from transformers import AutoConfig
+
+    _check_positions(max_length, _positions(AutoConfig.from_pretrained(path), tokenizer), path)

@@ -74,10 +74,12 @@ def train(cfg: TrainConfig) -> dict:
         if missing:
             logger.warning("%d of %d rows have no teacher probability", missing, len(rows))
 
+    from nli_faith.nli.model import check_max_length
     from nli_faith.nli.registry import resolve_model
 
     base = resolve_model(cfg.base_model).path  # a registry name, a local folder or a hub id
     tokenizer = AutoTokenizer.from_pretrained(base)
+    check_max_length(base, tokenizer, cfg.max_length)
     rows, teacher, dropped = _fitting(rows, teacher, tokenizer, cfg.max_length)
     if not rows:
         raise DataError(E_DATA_EMPTY.format(files=", ".join(map(str, cfg.train_files))))
