@@ -172,8 +172,8 @@ E_JUDGE_TYPE = Message(
     "(sync or async) or an OpenAIJudge, got {type_name}.",
 )
 E_JUDGE_KEY_ENV = Message("E040", "--api-key-env {var}: the environment variable is not set.")
-E_CONCURRENCY = Message("E041", "concurrency must be at least 1, got {value!r}.")
-E_MAX_ATTEMPTS = Message("E042", "max_attempts must be at least 1, got {value!r}.")
+E_CONCURRENCY = Message("E041", "concurrency must be a whole number from 1 to 1000, got {value!r}.")
+E_MAX_ATTEMPTS = Message("E042", "max_attempts must be a whole number from 1 to 20, got {value!r}.")
 E_JUDGE_HTTPX = Message(
     "E043",
     "OpenAIJudge needs the optional package 'httpx', which cannot be imported ({error}). "
@@ -462,6 +462,10 @@ E_MAX_LENGTH_OVER = Message(
     "E119",
     "max_length {value} is over what model {model!r} can read: {most} tokens (its position "
     "embeddings); pass at most {most}, or leave it out.",
+)
+E_JUDGE_ENDPOINT = Message(
+    "E120",
+    "the judge's {what} must be {expected}, got {value!r}.",
 )
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.

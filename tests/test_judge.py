@@ -646,3 +646,16 @@ def test_judge_cli_refuses_a_timeout_that_is_not_positive(scored):
     proc = run_cli(*args, "--model", "m", "--timeout", "0")
     assert proc.returncode == 2
     assert "[E107]" in proc.stderr or "timeout must be a number of seconds above 0" in proc.stderr
+
+
+def test_judge_cli_names_each_bad_endpoint_option_with_its_flag(scored):
+    scored_file = str(scored / "scored.jsonl")
+    url = ("--base-url", "http://127.0.0.1:9/v1")
+    for argv, needle in [
+        (("--base-url", "notaurl", "--model", "m"), "[E120] --base-url must be an http://"),
+        ((*url, "--model", ""), "[E120] --model must be a model name"),
+        ((*url, "--model", "m", "--max-attempts", "1000000"), "[E042] --max-attempts must be"),
+        ((*url, "--model", "m", "--concurrency", "0"), "[E041] --concurrency must be"),
+    ]:
+        proc = run_cli("judge", scored_file, *argv)
+        assert proc.returncode == 2 and needle in proc.stderr, proc.stderr

@@ -166,7 +166,8 @@ def limits_from_args(args: argparse.Namespace):
 
 #: Scorer options whose flag is the option's name with dashes (``batch_size``: ``--batch-size``).
 _FLAGGED = ("entail_threshold", "contradict_threshold", "batch_size", "label_map",
-            "prefilter_top_k", "band_high", "band_low", "n_process", "max_length")  # fmt: skip
+            "prefilter_top_k", "band_high", "band_low", "n_process", "max_length",
+            "max_attempts", "concurrency")  # fmt: skip
 
 
 def flagged(message: str) -> str:

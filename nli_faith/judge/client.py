@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nli_faith.errors import (
+    E_JUDGE_ENDPOINT,
     E_JUDGE_HTTP,
     E_JUDGE_HTTPX,
     E_JUDGE_REPLY,
@@ -87,6 +88,16 @@ class OpenAIJudge:
         number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
         if not number or not 0 < timeout < math.inf:  # NaN fails the comparison too
             raise OptionError(E_JUDGE_TIMEOUT.format(value=timeout))
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise OptionError(
+                E_JUDGE_ENDPOINT.format(
+                    what="base URL", expected="an http:// or https:// URL", value=base_url
+                )
+            )
+        if not isinstance(model, str) or not model.strip():
+            raise OptionError(
+                E_JUDGE_ENDPOINT.format(what="model", expected="a model name", value=model)
+            )
         self.base_url = base_url.rstrip("/")
         self.model = model
         self._api_key = api_key

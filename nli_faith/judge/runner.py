@@ -134,11 +134,20 @@ async def _bind(judge: Any, concurrency: int):
             pool.shutdown(wait=False, cancel_futures=True)
 
 
+#: Upper bounds of the cascade's options: more claims in flight than this is a typo, and
+#: more tries than this, with the back-off doubling, waits for hours on a dead endpoint.
+MAX_CONCURRENCY, MAX_ATTEMPTS = 1000, 20
+
+
 def check_options(*, concurrency: Any, max_attempts: Any) -> None:
-    """Raise ``ValueError`` unless both are whole numbers of at least 1."""
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+    """Raise ``OptionError`` unless both are whole numbers from 1 to their bound."""
+
+    def whole(value: Any, most: int) -> bool:
+        return not isinstance(value, bool) and isinstance(value, int) and 1 <= value <= most
+
+    if not whole(concurrency, MAX_CONCURRENCY):
         raise OptionError(E_CONCURRENCY.format(value=concurrency))
-    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+    if not whole(max_attempts, MAX_ATTEMPTS):  # with back-off doubling, 20 tries is hours
         raise OptionError(E_MAX_ATTEMPTS.format(value=max_attempts))
 
 
