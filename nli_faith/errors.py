@@ -467,6 +467,14 @@ E_JUDGE_ENDPOINT = Message(
     "E120",
     "the judge's {what} must be {expected}, got {value!r}.",
 )
+E_LIMIT_VALUE = Message(
+    "E121", "{name} must be a whole number of at least 1, or None for no limit, got {value!r}."
+)
+E_OPTION_TYPE = Message("E122", "{name} must be {expected}, got {value!r}.")
+E_NOT_MANY = Message(
+    "E123",
+    "{name} must be a list (or another iterable) of {items}, got one {kind}{hint}.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

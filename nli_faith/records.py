@@ -17,10 +17,12 @@ from nli_faith.errors import (
     E_CONTEXT_TYPE,
     E_FIELD_NULL,
     E_LIMIT,
+    E_LIMIT_VALUE,
     E_NOT_OBJECT,
     E_RESPONSE_MISSING,
     E_RESPONSE_TYPE,
     NliFaithError,
+    OptionError,
     RecordError,
 )
 
@@ -98,6 +100,14 @@ class Limits:
     max_context_chars: int | None = 1_000_000  # all documents together
     max_documents: int | None = 1_000
     max_claims: int | None = 500  # checked after splitting, by the scorer
+
+    def __post_init__(self) -> None:
+        for name in ("max_response_chars", "max_context_chars", "max_documents", "max_claims"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise OptionError(E_LIMIT_VALUE.format(name=name, value=value))
 
     def check(
         self, rec: Record, *, response_field: str = "response", context_field: str = "context"

@@ -20,6 +20,7 @@ from nli_faith.engine.parts import DEFAULT_PREFILTER_TOP_K, load_parts
 from nli_faith.engine.plan import Plan
 from nli_faith.engine.runner import Runner
 from nli_faith.engine.stages import Stages
+from nli_faith.errors import E_NOT_MANY, OptionError
 from nli_faith.moved import MOVED
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits, Record, parse_record
@@ -331,8 +332,12 @@ class FaithfulnessScorer:
             >>> out[1].claims[0].verdict
             'yes'
         """
-        records = list(records)
-        names = list(labels) if labels is not None else [f"record {k}" for k in range(len(records))]
+        records = list(_many("records", records))
+        names = (
+            list(_many("labels", labels))
+            if labels is not None
+            else [f"record {k}" for k in range(len(records))]
+        )
         return self.runner.score(records, names, n_process=n_process, progress=show_progress_bar)
 
     def score_stream(
@@ -358,7 +363,10 @@ class FaithfulnessScorer:
             [1, 1, 1]
         """
         return self.runner.stream(
-            records, block_size=block_size, n_process=n_process, labels=labels
+            _many("records", records),
+            block_size=block_size,
+            n_process=n_process,
+            labels=None if labels is None else _many("labels", labels),
         )
 
     def close(self) -> None:
@@ -383,3 +391,15 @@ class FaithfulnessScorer:
             stacklevel=2,
         )
         return forward(self)
+
+
+def _many(name: str, items: Any) -> Iterable[Any]:
+    """``items`` if it is an iterable of items; a record or a string is refused, naming
+    ``name`` (iterating it would score its keys or its characters)."""
+    if isinstance(items, (str, bytes, Mapping, Record)) or not isinstance(items, Iterable):
+        hint = ": to score one record, call score() or pass [record]" if name == "records" else ""
+        items_are = "records" if name == "records" else "names, one a record"
+        raise OptionError(
+            E_NOT_MANY.format(name=name, items=items_are, kind=type(items).__name__, hint=hint)
+        )
+    return items

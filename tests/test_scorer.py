@@ -134,6 +134,10 @@ def test_batch_size_default_and_validation(tiny_model_dir):
         ({"entail_threshold": "0.7"}, r"entail_threshold must be in \[0, 1\], got '0.7'"),
         ({"band_high": True}, r"band_high must be in \[0, 1\], got True"),
         ({"chunk_tokens": 2.5}, "chunk_tokens must be a whole number of at least 1"),
+        ({"early_exit": "false"}, "early_exit must be True or False, got 'false'"),
+        ({"composite": 0}, "composite must be True or False"),
+        ({"device": 0}, "device must be a string, got 0"),
+        ({"limits": {"max_claims": 1}}, r"limits must be a Limits\(...\) or None"),
     ],
 )
 def test_options_of_the_wrong_type_are_named_before_the_model_loads(monkeypatch, options, message):
@@ -219,3 +223,36 @@ def test_max_length_over_the_models_positions_is_named(tiny_model_dir):
     with pytest.raises(ValueError, match=r"\[?max_length 2048 is over what model .* can read"):
         NLIModel(str(tiny_model_dir), device="cpu", max_length=2048)
     assert NLIModel(str(tiny_model_dir), device="cpu").max_length <= 512
+
+
+def test_limits_are_checked_where_they_are_made():
+    from nli_faith.records import Limits
+
+    for bad in ({"max_claims": -1}, {"max_claims": 0}, {"max_response_chars": 1.5},
+                {"max_documents": "3"}, {"max_context_chars": True}):  # fmt: skip
+        ((name, value),) = bad.items()
+        with pytest.raises(ValueError, match=f"{name} must be a whole number of at least 1"):
+            Limits(**bad)
+    assert Limits(max_claims=None).max_claims is None
+
+
+def test_a_device_that_holds_no_data_is_refused():
+    from nli_faith.errors import ModelLoadError
+    from nli_faith.nli.cross_encoder import check_device
+
+    with pytest.raises(ModelLoadError, match="'meta' devices hold no data"):
+        check_device("meta")
+
+
+def test_one_record_where_many_go_is_named_not_iterated(tiny_scorer):
+    rec = {"response": "It is.", "context": "It is."}
+    for call in (
+        lambda: tiny_scorer.score_batch(rec),
+        lambda: tiny_scorer.score_batch("It is."),
+        lambda: list(tiny_scorer.score_stream(rec)),
+    ):
+        with pytest.raises(ValueError, match="records must be a list .* call score\\(\\)"):
+            call()
+    with pytest.raises(ValueError, match="labels must be a list .* got one str"):
+        tiny_scorer.score_batch([rec], labels="ab")
+    assert len(tiny_scorer.score_batch(r for r in [rec, rec])) == 2  # a generator is many

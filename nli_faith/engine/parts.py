@@ -18,7 +18,7 @@ from nli_faith.config import (
     ScorerConfig,
     whole_number,
 )
-from nli_faith.errors import E_PREFILTER_TOP_K, E_PREFILTER_TOP_K_ALONE, OptionError
+from nli_faith.errors import E_OPTION_TYPE, E_PREFILTER_TOP_K, E_PREFILTER_TOP_K_ALONE, OptionError
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds
 from nli_faith.scoring.prefilter import make_prefilter
@@ -59,6 +59,23 @@ def check_options(config: ScorerConfig) -> None:
     from nli_faith.nli.labels import check_label_map
     from nli_faith.nli.model import check_batch_size
 
+    for name in ("onnx_quantize", "sentence_chunks", "number_check", "early_exit", "composite"):
+        if not isinstance(getattr(config, name), bool):
+            raise OptionError(
+                E_OPTION_TYPE.format(
+                    name=name, expected="True or False", value=getattr(config, name)
+                )
+            )
+    for name in ("device", "dtype", "spacy_model", "prefilter_model", "prefilter"):
+        value = getattr(config, name)
+        if value is not None and not isinstance(value, str):
+            raise OptionError(E_OPTION_TYPE.format(name=name, expected="a string", value=value))
+    if config.limits is not None and not isinstance(config.limits, Limits):
+        raise OptionError(
+            E_OPTION_TYPE.format(
+                name="limits", expected="a Limits(...) or None", value=config.limits
+            )
+        )
     for name in ("entail_threshold", "contradict_threshold", "band_high", "band_low"):
         if getattr(config, name) is not None:
             check_threshold(name, getattr(config, name))
