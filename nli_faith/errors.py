@@ -475,6 +475,9 @@ E_NOT_MANY = Message(
     "E123",
     "{name} must be a list (or another iterable) of {items}, got one {kind}{hint}.",
 )
+E_LABEL_MAP_TWICE = Message(
+    "E124", "label_map {label_map!r} gives {what} twice; each label needs its own index."
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

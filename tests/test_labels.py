@@ -54,6 +54,15 @@ def test_user_override_and_its_validation():
         LabelMap.from_mapping({"contradiction": 0}, num_labels=3)
     with pytest.raises(LabelMapError, match="'maybe'"):
         LabelMap.from_mapping({"entailment": 0, "maybe": 1}, num_labels=3)
+    for mapping, needle in [
+        ({"entailment": 0, "contradiction": 0}, "gives the index 0 twice"),
+        ({"entailment": 0, "supported": 1}, "gives the label 'entailment' twice"),
+        ({"entailment": 1.7}, "must be a mapping of label names to output indices"),
+        ({"entailment": True}, "must be a mapping of label names to output indices"),
+        ({0: "entailment"}, "must be a mapping of label names to output indices"),
+    ]:
+        with pytest.raises(LabelMapError, match=needle):
+            LabelMap.from_mapping(mapping, num_labels=3)
 
 
 def test_registry_override_reaches_the_model(tiny_model_dir):

@@ -16,6 +16,7 @@ from nli_faith.errors import (
     E_LABEL_MAP_INDEX,
     E_LABEL_MAP_KEY,
     E_LABEL_MAP_NO_ENTAIL,
+    E_LABEL_MAP_TWICE,
     E_LABEL_MAP_TYPE,
     E_UNKNOWN_LABELS,
     LabelMapError,
@@ -125,6 +126,14 @@ class LabelMap:
             canon = _SYNONYMS.get(_normalise(key))
             if canon is None:
                 raise LabelMapError(E_LABEL_MAP_KEY.format(key=key))
+            if canon in clean:
+                raise LabelMapError(
+                    E_LABEL_MAP_TWICE.format(label_map=dict(mapping), what=f"the label {canon!r}")
+                )
+            if index in clean.values():
+                raise LabelMapError(
+                    E_LABEL_MAP_TWICE.format(label_map=dict(mapping), what=f"the index {index}")
+                )
             if not 0 <= index < num_labels:
                 raise LabelMapError(
                     E_LABEL_MAP_INDEX.format(
