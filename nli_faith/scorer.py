@@ -16,7 +16,7 @@ from typing import Any
 from nli_faith.config import DEFAULT_CHUNK_TOKENS, DEFAULT_CONTRADICTION_OVERLAP, ScorerConfig
 from nli_faith.engine.failures import error_result
 from nli_faith.engine.infer import NLIMatrix
-from nli_faith.engine.parts import DEFAULT_PREFILTER_TOP_K, load_parts
+from nli_faith.engine.parts import DEFAULT_PREFILTER_TOP_K, check_setting, load_parts
 from nli_faith.engine.plan import Plan
 from nli_faith.engine.runner import Runner
 from nli_faith.engine.stages import Stages
@@ -55,7 +55,7 @@ class _Setting:
         return self if obj is None else getattr(obj.parts, self.name)
 
     def __set__(self, obj: Any, value: Any) -> None:
-        setattr(obj.parts, self.name, value)
+        setattr(obj.parts, self.name, check_setting(self.name, value))
 
 
 class FaithfulnessScorer:

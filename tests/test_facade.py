@@ -122,3 +122,20 @@ def test_from_config_builds_the_scorer_the_configuration_describes(tiny_model_di
     assert (scorer.chunk_tokens, scorer.composite) == (64, False)
     same = FaithfulnessScorer(str(tiny_model_dir), device="cpu", chunk_tokens=64, composite=False)
     assert same.score(ANSWER, CONTEXT) == scorer.score(ANSWER, CONTEXT)
+
+
+def test_settings_changed_on_a_loaded_scorer_are_checked_as_options_are(tiny_scorer):
+    before = tiny_scorer.entail_threshold
+    for name, value, needle in [
+        ("entail_threshold", "0.7", r"entail_threshold must be in \[0, 1\], got '0.7'"),
+        ("chunk_tokens", 0, "chunk_tokens must be a whole number of at least 1"),
+        ("chunk_overlap", -5, "chunk_overlap must be a whole number of at least 0"),
+        ("early_exit", "no", "early_exit must be True or False"),
+        ("limits", None, r"limits must be a Limits\(...\)"),
+    ]:
+        with pytest.raises(ValueError, match=needle):
+            setattr(tiny_scorer, name, value)
+    assert tiny_scorer.entail_threshold == before  # a refused value changes nothing
+    tiny_scorer.entail_threshold = 0.7
+    assert tiny_scorer.stages.parts.entail_threshold == 0.7
+    tiny_scorer.entail_threshold = before

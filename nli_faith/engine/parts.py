@@ -94,6 +94,26 @@ def check_options(config: ScorerConfig) -> None:
         check_label_map(config.label_map)
 
 
+def check_setting(name: str, value: Any) -> Any:
+    """``value`` for the setting ``name`` of a loaded scorer (``scorer.entail_threshold =
+    0.7``), checked as the constructor checks it; ``OptionError`` naming it otherwise."""
+    if name in ("entail_threshold", "contradict_threshold", "contradiction_overlap"):
+        return check_threshold(name, value)
+    if name in ("sentence_chunks", "number_check", "early_exit", "composite"):
+        if not isinstance(value, bool):
+            raise OptionError(
+                E_OPTION_TYPE.format(name=name, expected="True or False", value=value)
+            )
+    elif name == "chunk_overlap" or (name == "chunk_tokens" and value is not None):
+        whole_number(name, value, least=0 if name == "chunk_overlap" else 1)
+    elif name == "limits" and not isinstance(value, Limits):
+        raise OptionError(E_OPTION_TYPE.format(name=name, expected="a Limits(...)", value=value))
+    elif name == "bands" and not isinstance(value, BandThresholds):
+        expected = "a BandThresholds(high=..., low=...)"
+        raise OptionError(E_OPTION_TYPE.format(name=name, expected=expected, value=value))
+    return value
+
+
 def load_parts(config: ScorerConfig) -> Parts:
     """Load the parts ``config`` describes (its ``thresholds`` file is the facade's)."""
     from nli_faith.nli.model import NLIModel
