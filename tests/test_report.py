@@ -172,3 +172,19 @@ def test_a_bad_scored_line_is_named_and_left_out_the_others_reported(tmp_path, c
     # the library raises unless told to skip
     with pytest.raises(RecordError, match="t.jsonl:1: field 'strict'"):
         read_scored(write_jsonl(tmp_path / "t.jsonl", [{**good, "strict": "x"}]))
+
+
+def test_a_file_that_was_never_scored_is_refused_and_parquet_output_is_read(
+    tmp_path, tiny_model_dir, capsys
+):
+    src = write_jsonl(
+        tmp_path / "in.jsonl", [{"response": "Sky is blue.", "context": "Sky: blue."}]
+    )
+    assert main(["report", str(src), "-o", str(tmp_path / "r.html")]) == 1
+    assert "skipped [E080] " in capsys.readouterr().err  # an input line is not a scored line
+    scored = tmp_path / "s.parquet"
+    argv = ["score", str(src), "-o", str(scored), "--model", str(tiny_model_dir), "--quiet"]
+    assert main(argv) == 0
+    html = tmp_path / "p.html"
+    assert main(["report", str(scored), "--input", str(src), "-o", str(html)]) == 0
+    assert "Sky is blue." in html.read_text()

@@ -65,6 +65,8 @@ class ReportRecord:
         )
 
 
+#: Keys every line of ``nli-faith score`` output has (an input record has none of them).
+_SCORED_KEYS = {"line", "strict", "lenient", "claims"}
 _NUMBER = ((int, float), "a number or null")
 #: The fields of a scored line the report reads, with the types it needs.
 _LINE_FIELDS = {"line": ((int,), "an integer"),
@@ -108,6 +110,21 @@ def _read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
         yield item.line, item.raw
 
 
+def _scored_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """(line, scored object) of a JSONL or Parquet output of ``nli-faith score`` (a
+    Parquet row's JSON columns decoded, as :func:`~nli_faith.io.json_row` does)."""
+    from nli_faith.io import is_parquet, json_row
+
+    parquet = is_parquet(path)
+    for lineno, raw in _read_jsonl(path):
+        if parquet and isinstance(raw, dict):
+            try:
+                raw = json_row(raw)
+            except ValueError:  # a JSON column that is not JSON: not our output
+                raw = None
+        yield lineno, raw
+
+
 def read_scored(
     path: str | Path,
     *,
@@ -125,7 +142,7 @@ def read_scored(
     if inputs is not None:
         raw_by_line = {n: r for n, r in _read_jsonl(inputs)}
     out = []
-    for lineno, scored in _read_jsonl(path):
+    for lineno, scored in _scored_lines(path):
         try:
             out.append(_joined(scored, raw_by_line, path=path, line=lineno, inputs=inputs))
         except RecordError as err:
@@ -136,7 +153,7 @@ def read_scored(
 
 
 def _joined(scored: Any, raw_by_line: dict[int, Any], *, path, line: int, inputs) -> ReportRecord:
-    if not isinstance(scored, dict):
+    if not isinstance(scored, dict) or not _SCORED_KEYS <= scored.keys():
         raise RecordError(E_REPORT_LINE.format(path=path, line=line))
     _check_line(scored, path=path, line=line)
     raw = None
