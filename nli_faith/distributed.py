@@ -26,6 +26,7 @@ Example (on a cluster: ``ray.init(address="auto")``):
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ from nli_faith.errors import (
     E_RAY_ARGS,
     E_RAY_MISSING,
     MissingDependencyError,
+    OptionError,
     RecordError,
 )
 from nli_faith.io import (
@@ -179,8 +181,8 @@ def score_dataset(
         A dataset of output rows (see the module docstring), one per input row. A record
         that cannot be scored gets its ``error``; the job goes on.
     """
-    if concurrency < 1 or batch_size < 1 or num_gpus < 0:
-        raise ValueError(
+    if concurrency < 1 or batch_size < 1 or not 0 <= num_gpus < math.inf:
+        raise OptionError(
             E_RAY_ARGS.format(concurrency=concurrency, batch_size=batch_size, num_gpus=num_gpus)
         )
     _ray()

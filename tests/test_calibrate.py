@@ -338,6 +338,7 @@ def test_calibrate_refuses_what_it_cannot_write_before_scoring(tmp_path, capsys)
         (["-o", str(tmp_path / "nodir" / "t.json")], "the folder"),
         (["-o", str(tmp_path)], "is a directory"),
         (["-o", str(tmp_path / "t.json"), "--seed", "-1"], "--seed must be 0 or more"),
+        (["-o", str(tmp_path / "t.json"), "--entail-threshold", "0.9"], "is what calibrate"),
     ]
     for extra, needle in cases:
         assert main(["calibrate", str(src), *extra, "--no-progress"]) == 2

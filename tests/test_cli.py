@@ -234,3 +234,20 @@ def test_an_output_that_is_an_input_or_another_output_is_refused_before_work(
     argv = ["score", str(src), "-o", out, "--report", str(tmp_path / "no" / "r.html"), *model]
     assert main(argv) == 2
     assert "--report " in capsys.readouterr().err and not (tmp_path / "o.jsonl").exists()
+
+
+def test_ray_flags_without_the_ray_engine_are_refused(tmp_path, capsys):
+    from nli_faith.cli import main
+
+    src = write_jsonl(tmp_path / "in.jsonl", [{"response": "It is.", "context": "It is."}])
+    argv = ["score", str(src), "-o", str(tmp_path / "o.jsonl"), "--concurrency", "3"]
+    assert main(argv) == 2
+    assert "--concurrency applies only with --engine ray" in capsys.readouterr().err
+    assert main([*argv, "--num-gpus", "1"]) == 2
+    assert "--num-gpus, --concurrency apply only" in capsys.readouterr().err
+
+
+def test_flagged_names_flags_once():
+    from nli_faith.cli.options import flagged
+
+    assert flagged("--concurrency and concurrency") == "--concurrency and --concurrency"

@@ -118,6 +118,12 @@ def run(args: argparse.Namespace) -> int:
     try:  # everything that can be told before the records are scored
         if args.seed < 0:
             raise ValueError(f"--seed must be 0 or more, got {args.seed}.")
+        for flag in ("entail_threshold", "contradict_threshold"):
+            if getattr(args, flag, None) is not None:
+                name = "--" + flag.replace("_", "-")
+                raise ValueError(
+                    f"{name} is what calibrate chooses (over 0.05 ... 0.95); leave it out."
+                )
         check_input(args.input)
         check_paths({"input": args.input}, {"output": args.output})
         scorer = scorer_from_args(args)

@@ -183,7 +183,8 @@ def flagged(message: str) -> str:
 
     message = message.replace("device='cpu', or no device", "--device cpu, or no --device")
     names = "|".join(_FLAGGED)
-    return re.sub(rf"\b({names})\b", lambda m: "--" + m.group(1).replace("_", "-"), message)
+    flag = lambda m: "--" + m.group(1).replace("_", "-")  # noqa: E731
+    return re.sub(rf"(?<![-\w])({names})\b", flag, message)
 
 
 def config_from_args(args: argparse.Namespace) -> ScorerConfig:

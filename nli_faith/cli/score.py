@@ -118,6 +118,21 @@ def run(args: argparse.Namespace) -> int:
         from nli_faith.cli.score_ray import run_ray
 
         return run_ray(args)
+    ray_only = [
+        flag
+        for flag, given in (
+            ("--ray-address", args.ray_address is not None),
+            ("--num-gpus", args.num_gpus != 0),
+            ("--concurrency", args.concurrency != 1),
+            ("--ray-batch-size", args.ray_batch_size is not None),
+        )
+        if given
+    ]
+    if ray_only:
+        verb = "applies" if len(ray_only) == 1 else "apply"
+        message = f"{', '.join(ray_only)} {verb} only with --engine ray; add it or leave it out."
+        print(f"nli-faith score: error: {message}", file=sys.stderr)
+        return 2
     from collections import deque
 
     from nli_faith.engine.runner import check_n_process

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -44,6 +45,12 @@ def run_ray(args: argparse.Namespace) -> int:
             raise OptionError(E_RAY_STDIO)
         if args.resume:
             raise OptionError(E_RAY_RESUME)
+        batch = args.ray_batch_size or distributed.DEFAULT_BATCH_SIZE
+        if args.concurrency < 1 or batch < 1 or not 0 <= args.num_gpus < math.inf:
+            raise OptionError(
+                f"--concurrency and --ray-batch-size must be at least 1 and --num-gpus 0 or "
+                f"more; got {args.concurrency}, {batch} and {args.num_gpus}."
+            )
         if "://" not in args.input:
             check_input(args.input)
         check_paths(
