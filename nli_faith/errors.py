@@ -478,6 +478,11 @@ E_NOT_MANY = Message(
 E_LABEL_MAP_TWICE = Message(
     "E124", "label_map {label_map!r} gives {what} twice; each label needs its own index."
 )
+E_CLAIM_LABELS_TYPE = Message(
+    "E125",
+    '{where}: field \'claims\' must be a list of {{"text": str, "label": 0 or 1}}, '
+    "got {type_name}.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -20,7 +20,7 @@ from nli_faith.engine.parts import DEFAULT_PREFILTER_TOP_K, check_setting, load_
 from nli_faith.engine.plan import Plan
 from nli_faith.engine.runner import Runner
 from nli_faith.engine.stages import Stages
-from nli_faith.errors import E_NOT_MANY, OptionError
+from nli_faith.errors import E_NOT_MANY, E_OPTION_TYPE, OptionError
 from nli_faith.moved import MOVED
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Limits, Record, parse_record
@@ -270,6 +270,14 @@ class FaithfulnessScorer:
             >>> scorer.early_exit, scorer.nli.backend
             (True, 'onnx')
         """
+        if not isinstance(config, ScorerConfig):
+            raise OptionError(
+                E_OPTION_TYPE.format(
+                    name="config",
+                    expected="a ScorerConfig (ScorerConfig.from_dict(d) reads a dict)",
+                    value=config,
+                )
+            )
         return cls(config.model, **config.options())
 
     # -- scoring: every call goes through the engine's runner ----------------------

@@ -17,7 +17,10 @@ from nli_faith.errors import E_TARGET_AGREEMENT, E_TARGET_PRECISION, NliFaithErr
 
 def _share(message: str):
     def parse(value: str) -> float:
-        p = float(value)
+        try:
+            p = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, got {value!r}") from None
         if not 0 < p <= 1:
             raise argparse.ArgumentTypeError(message.format(value=p))
         return p
@@ -104,7 +107,6 @@ def _table(cal) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nli_faith.engine.failures import describe
     from nli_faith.errors import E_CLAIM_LABEL_UNMATCHED, with_code
     from nli_faith.io import check_input, check_paths, read_records
     from nli_faith.scoring.bands import TARGET_AGREEMENT
@@ -146,14 +148,17 @@ def run(args: argparse.Namespace) -> int:
             rows.append(row)
             lines.append(item.line)
         except (ValueError, NliFaithError, AttributeError) as err:
-            skipped.append((item.line, describe(err)))
+            skipped.append((item.line, with_code(err)))
     matrices = scorer.stages.matrices_of(
         [r.record for r in rows], progress=not args.no_progress and sys.stderr.isatty()
     )
     good = [k for k, m in enumerate(matrices) if not isinstance(m, Exception)]
-    skipped += [(lines[k], describe(m)) for k, m in enumerate(matrices) if isinstance(m, Exception)]
+    skipped += [
+        (lines[k], with_code(m)) for k, m in enumerate(matrices) if isinstance(m, Exception)
+    ]
     for lineno, message in sorted(skipped):
-        print(f"line {lineno}: {message} (left out)", file=sys.stderr)
+        told = message if f"line {lineno}:" in message else f"line {lineno}: {message}"
+        print(f"{told} (left out)", file=sys.stderr)
     try:
         cal = calibrate(
             [matrices[k] for k in good],

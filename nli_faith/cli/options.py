@@ -131,7 +131,10 @@ LIMIT_FLAGS = (
 
 
 def _limit(value: str) -> int:
-    n = int(value)
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
     if n < 0:
         raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, got {n}")
     return n

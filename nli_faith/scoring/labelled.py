@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nli_faith.errors import E_CLAIM_LABELS, E_LABEL, RecordError
+from nli_faith.errors import E_CLAIM_LABELS, E_CLAIM_LABELS_TYPE, E_LABEL, RecordError
 from nli_faith.records import parse_record
 
 
@@ -101,7 +101,8 @@ def parse_labelled(raw: Any, *, where: str = "record", limits: Any = None) -> La
     items = raw.get("claims") or []
     if not isinstance(items, list):
         raise RecordError(
-            E_CLAIM_LABELS.format(where=where, index=0, problem="not a list"), field="claims"
+            E_CLAIM_LABELS_TYPE.format(where=where, type_name=type(items).__name__),
+            field="claims",
         )
     pairs = []
     for i, item in enumerate(items):
