@@ -281,9 +281,9 @@ def test_concurrency_is_bounded(server, script):
     assert script.max_in_flight == 3
     assert wall >= 4 * 0.15  # 12 claims, 3 at a time
     for bad in ({"concurrency": 0}, {"max_attempts": 0}):
-        with pytest.raises(ValueError, match="at least 1"):
+        with pytest.raises(ValueError, match="a whole number from 1 to"):
             judge_items(items("x"), judge_for(server), **bad)
-        with pytest.raises(ValueError, match="at least 1"):  # before any scoring
+        with pytest.raises(ValueError, match="a whole number from 1 to"):  # before any scoring
             Cascade(None, judge_for(server), **bad)
 
 
@@ -380,7 +380,7 @@ def test_merge_cli_recomputes_and_names_bad_lines(scored):
     out = run_cli("merge", str(scored / "scored.jsonl"), str(judged), "-o", str(scored / "m.jsonl"))
     assert out.returncode == 1
     assert f"{judged}:2: no claim 7 in record line 1" in out.stderr
-    assert f"{judged}:3: verdict 'supported'" in out.stderr
+    assert f"[E032] {judged}:3: verdict 'supported'" in out.stderr  # with its code
     assert f"{judged}:4: no claim 0 in record line 99" in out.stderr
     merged = [json.loads(x) for x in (scored / "m.jsonl").read_text().splitlines()]
     r1, bad, r3 = merged

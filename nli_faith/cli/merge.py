@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if out is not sys.stdout:
             out.close()
     for message in errors:
-        print(message, file=sys.stderr)
+        print(with_code(message), file=sys.stderr)
     stale = stale_faithful(scored, merged)
     if stale:
         print(E_FAITHFUL_STALE.format(n=stale), file=sys.stderr)
