@@ -32,6 +32,7 @@ from nli_faith.exceptions import ModelLoadError as ModelLoadError
 from nli_faith.exceptions import NliFaithError as NliFaithError
 from nli_faith.exceptions import OnnxBackendError as OnnxBackendError
 from nli_faith.exceptions import OptionError as OptionError
+from nli_faith.exceptions import OptionTypeError as OptionTypeError
 from nli_faith.exceptions import ParserMissingError as ParserMissingError
 from nli_faith.exceptions import RecordError as RecordError
 from nli_faith.exceptions import ThresholdsError as ThresholdsError

@@ -59,6 +59,10 @@ class OptionError(NliFaithError, ValueError):
     """An option (a keyword argument, a flag, a setting) has the wrong type or value."""
 
 
+class OptionTypeError(OptionError, TypeError):
+    """An option is of a type that cannot work (a judge that is not callable)."""
+
+
 class RecordError(NliFaithError, ValueError):
     """An input record is malformed. ``field`` names the offending field."""
 

@@ -404,3 +404,15 @@ def test_json_in_the_answer_is_read_as_claims(splitter: ClaimSplitter) -> None:
 def test_malformed_json_in_the_answer_stays_text(splitter: ClaimSplitter) -> None:
     for response in ("The config is {'a': 1} today.", 'The config is {"a": 1,} today.'):
         assert texts(splitter.split(response)) == [response]
+
+
+def test_splitter_names_text_that_is_not_a_string():
+    from nli_faith.text.claims import ClaimSplitter
+
+    splitter = ClaimSplitter()
+    with pytest.raises(ValueError, match="text must be a string, got None"):
+        splitter.split(None)
+    with pytest.raises(ValueError, match="texts must be a list of strings"):
+        splitter.split_many("One claim. Another one.")  # not split letter by letter
+    with pytest.raises(ValueError, match=r"texts\[1\] must be a string, got 5"):
+        splitter.split_many(["One claim.", 5])

@@ -30,6 +30,7 @@ from nli_faith.errors import (
     E_JUDGE_TYPE,
     E_MAX_ATTEMPTS,
     OptionError,
+    OptionTypeError,
 )
 from nli_faith.judge.client import FatalJudgeError, OpenAIJudge, RetryableJudgeError
 from nli_faith.judge.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
@@ -110,7 +111,7 @@ async def _bind(judge: Any, concurrency: int):
             yield call
         return
     if not callable(judge):
-        raise TypeError(E_JUDGE_TYPE.format(type_name=type(judge).__name__))
+        raise OptionTypeError(E_JUDGE_TYPE.format(type_name=type(judge).__name__))
     is_async = inspect.iscoroutinefunction(judge) or inspect.iscoroutinefunction(
         type(judge).__call__
     )

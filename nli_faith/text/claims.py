@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from nli_faith.errors import E_GRANULARITY
+from nli_faith.errors import E_GRANULARITY, E_OPTION_TYPE, OptionError
 from nli_faith.text.clauses import (
     CLAUSE_CONNECTORS,
     DEFAULT_SPACY_MODELS,
@@ -127,6 +127,7 @@ class ClaimSplitter:
 
     def split(self, text: str) -> list[Claim]:
         """The claims of one response, in order."""
+        _check_text(text, "text")
         return self._finish([self._pieces(text, sentence_spans(text))])[0]
 
     def split_many(
@@ -141,7 +142,13 @@ class ClaimSplitter:
             >>> [[c.text for c in cs] for cs in ClaimSplitter().split_many(["A is B.", "Hi!"])]
             [['A is B.'], []]
         """
+        if isinstance(texts, str):
+            raise OptionError(
+                E_OPTION_TYPE.format(name="texts", expected="a list of strings", value=texts)
+            )
         texts = list(texts)
+        for k, text in enumerate(texts):
+            _check_text(text, f"texts[{k}]")
         seg_processes = 1 if self._parser is not None else n_process
         spans = sentence_spans_many(texts, batch_size=batch_size, n_process=seg_processes)
         pieces = [self._pieces(t, s) for t, s in zip(texts, spans, strict=True)]
@@ -212,3 +219,8 @@ def _outside_blocks(
             if seg.strip():
                 out.append((a + len(seg) - len(seg.lstrip()), z - (len(seg) - len(seg.rstrip()))))
     return out
+
+
+def _check_text(text: object, name: str) -> None:
+    if not isinstance(text, str):
+        raise OptionError(E_OPTION_TYPE.format(name=name, expected="a string", value=text))
