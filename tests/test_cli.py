@@ -99,7 +99,7 @@ def test_guardrail_options_on_the_bundled_model():
     assert alone.returncode == 2 and "given but no prefilter" in alone.stderr
     zero = run_cli("score", "-", "--guardrail", "--prefilter-top-k", "0", stdin="")
     assert (
-        zero.returncode == 2 and "top_k must be a whole number of at least 1, got 0" in zero.stderr
+        zero.returncode == 2 and "--prefilter-top-k must be a whole number of at least 1, got 0" in zero.stderr
     )
 
 
@@ -201,8 +201,8 @@ def test_label_map_flag_reorders_the_model_outputs(tmp_path, tiny_model_dir, cap
     assert exit_.value.code == 2
     assert "argument --label-map: expected NAME=INDEX pairs" in capsys.readouterr().err
     for bad, needle in [
-        ("foo=1", "[E004] label_map key 'foo'"),
-        ("entailment=7", "[E002] label_map"),
+        ("foo=1", "[E004] --label-map key 'foo'"),
+        ("entailment=7", "[E002] --label-map"),
     ]:
         assert main([*base, "-o", str(tmp_path / "bad.jsonl"), "--label-map", bad]) == 2
         assert needle in capsys.readouterr().err
