@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
+from numbers import Integral
 from typing import Any
 
 from nli_faith.errors import E_WHOLE_NUMBER, OptionError
@@ -49,9 +50,9 @@ def whole_number(name: str, value: object, *, least: int) -> int:
         nli_faith.exceptions.OptionError: chunk_overlap must be a whole number of at least 0, \
 got -1.
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < least:
         raise OptionError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
-    return value
+    return int(value)
 
 
 @dataclass(frozen=True)

@@ -322,11 +322,7 @@ E_SCORER_AND_OPTIONS = Message(
 )
 E_SCORE_TYPE = Message("E085", "score must be one of {allowed}, got {score!r}.")
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
-E_N_PROCESS = Message(
-    "E086",
-    "n_process must be a whole number from 1 to {most} (the CPUs this process may use), "
-    "got {n_process!r}.",
-)
+E_N_PROCESS = Message("E086", "n_process must be a whole number of at least 1, got {n_process!r}.")
 E_BLOCK_SIZE = Message(
     "E087", "block_size must be a whole number of at least 1, got {block_size!r}."
 )
@@ -484,6 +480,7 @@ E_CLAIM_LABELS_TYPE = Message(
     '{where}: field \'claims\' must be a list of {{"text": str, "label": 0 or 1}}, '
     "got {type_name}.",
 )
+E_REPORT_UNREADABLE = Message("E126", "{path}:{line}: {error}")
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -37,8 +37,9 @@ class Message(str):
 def with_code(err: BaseException) -> str:
     """An error's message, after its code in brackets when it has one."""
     code = getattr(err, "code", None)
-    if code is None and err.args:  # a ValueError raised with a library message
-        code = getattr(err.args[0], "code", None)
+    args = getattr(err, "args", ())
+    if code is None and args and not isinstance(err, str):  # a ValueError with our message
+        code = getattr(args[0], "code", None)
     return f"[{code}] {err}" if code else str(err)
 
 

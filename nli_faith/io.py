@@ -154,6 +154,8 @@ would overwrite that file; give another name.
         if path in (None, "-") or "://" in path:
             continue
         check_output(path, name)
+        if os.path.exists(path) and not os.path.isfile(path):  # /dev/null, a pipe: no clash
+            continue
         other = seen.get(key(path))
         if other is not None:
             raise OptionError(E_PATH_CLASH.format(what=name, path=path, other=other))

@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from numbers import Integral
 from typing import Any
 
 from nli_faith.errors import (
@@ -105,9 +106,11 @@ class Limits:
         for name in ("max_response_chars", "max_context_chars", "max_documents", "max_claims"):
             value = getattr(self, name)
             if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
+                isinstance(value, bool) or not isinstance(value, Integral) or value < 1
             ):
                 raise OptionError(E_LIMIT_VALUE.format(name=name, value=value))
+            if value is not None:  # a numpy integer is kept as a plain int (JSON, pickling)
+                object.__setattr__(self, name, int(value))
 
     def check(
         self, rec: Record, *, response_field: str = "response", context_field: str = "context"

@@ -8,6 +8,7 @@ one at a time).
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -182,6 +183,9 @@ class FaithfulnessScorer:
         del options["self"]
         options["limits"] = Limits() if limits is None else limits
         options["thresholds"] = None if thresholds is None else str(thresholds)
+        for name in ("model", "spacy_model", "prefilter_model"):  # a Path is its text
+            if isinstance(options[name], os.PathLike):
+                options[name] = os.fspath(options[name])
         config = ScorerConfig(**options)
         self._start(config, None if thresholds is None else Thresholds.load(thresholds))
 

@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -99,7 +100,8 @@ def test_guardrail_options_on_the_bundled_model():
     assert alone.returncode == 2 and "given but no prefilter" in alone.stderr
     zero = run_cli("score", "-", "--guardrail", "--prefilter-top-k", "0", stdin="")
     assert (
-        zero.returncode == 2 and "--prefilter-top-k must be a whole number of at least 1, got 0" in zero.stderr
+        zero.returncode == 2
+        and "--prefilter-top-k must be a whole number of at least 1, got 0" in zero.stderr
     )
 
 
@@ -225,6 +227,11 @@ def test_an_output_that_is_an_input_or_another_output_is_refused_before_work(
         (["report", str(src), "-o", str(src)], "output", "the input"),
         (["report", out, "--input", str(src), "-o", str(src)], "output", "the --input file"),
         (["merge", str(src), out, "-o", str(src)], "output", "the scored file"),
+        (
+            ["score", str(src), "-o", out, "--thresholds", out, *model],
+            "output",
+            "the --thresholds file",
+        ),
     ]
     for argv, what, other in cases:
         assert main(argv) == 2, argv
@@ -234,6 +241,9 @@ def test_an_output_that_is_an_input_or_another_output_is_refused_before_work(
     argv = ["score", str(src), "-o", out, "--report", str(tmp_path / "no" / "r.html"), *model]
     assert main(argv) == 2
     assert "--report " in capsys.readouterr().err and not (tmp_path / "o.jsonl").exists()
+    # a device file is no file to overwrite: discarding both outputs is allowed
+    argv = ["score", str(src), "-o", os.devnull, "--escalate", os.devnull, "--quiet", *model]
+    assert main(argv) == 0
 
 
 def test_ray_flags_without_the_ray_engine_are_refused(tmp_path, capsys):
@@ -250,4 +260,7 @@ def test_ray_flags_without_the_ray_engine_are_refused(tmp_path, capsys):
 def test_flagged_names_flags_once():
     from nli_faith.cli.options import flagged
 
-    assert flagged("--concurrency and concurrency") == "--concurrency and --concurrency"
+    assert flagged("--concurrency and concurrency must") == "--concurrency and --concurrency must"
+    assert flagged("cfg/entail_threshold.json and 'batch_size'") == (
+        "cfg/entail_threshold.json and 'batch_size'"
+    )

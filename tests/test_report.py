@@ -168,7 +168,8 @@ def test_a_bad_scored_line_is_named_and_left_out_the_others_reported(tmp_path, c
         assert "Hi there." in html.read_text()  # the good line still has its card
     path.write_text("not json\n" + json.dumps(good) + "\n")
     assert main(["report", str(path), "-o", str(html)]) == 1
-    assert "skipped [E080] " in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "skipped [E126] " in err and "s.jsonl:1: the line is not valid JSON" in err
     # the library raises unless told to skip
     with pytest.raises(RecordError, match="t.jsonl:1: field 'strict'"):
         read_scored(write_jsonl(tmp_path / "t.jsonl", [{**good, "strict": "x"}]))
@@ -188,3 +189,12 @@ def test_a_file_that_was_never_scored_is_refused_and_parquet_output_is_read(
     html = tmp_path / "p.html"
     assert main(["report", str(scored), "--input", str(src), "-o", str(html)]) == 0
     assert "Sky is blue." in html.read_text()
+
+
+def test_a_scored_line_without_line_number_is_still_reported(tmp_path):
+    # a service reply or a Python result written out has no "line": it is still a card
+    path = write_jsonl(tmp_path / "s.jsonl", [_scored(1, 1.0, [])])
+    line = json.loads(path.read_text())
+    del line["line"]
+    path.write_text(json.dumps(line) + "\n")
+    assert len(read_scored(path)) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import REPO, write_jsonl
 
@@ -42,11 +43,13 @@ def test_n_process_and_stream_give_the_same_results(tiny_scorer):
     assert sum(r.error is not None for r in want) == 4  # the records with a number response
     assert tiny_scorer.score_batch(recs, n_process=2) == want
     assert list(tiny_scorer.score_stream(iter(recs), block_size=40, n_process=2)) == want
-    from nli_faith.engine.runner import usable_cpus
+    from nli_faith.engine.runner import check_n_process, usable_cpus
 
-    for bad in (0, 1.5, True, usable_cpus() + 1):  # more workers than CPUs: refused, not forked
+    for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match=f"n_process must be a whole number.*got {bad!r}"):
             tiny_scorer.score_batch(recs, n_process=bad)
+    assert check_n_process(10**6) == usable_cpus()  # never more workers than CPUs
+    assert check_n_process(np.int64(1)) == 1
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match=f"block_size must be a whole number.*got {bad!r}"):
             list(tiny_scorer.score_stream(recs, block_size=bad))

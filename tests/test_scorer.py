@@ -240,7 +240,7 @@ def test_a_device_that_holds_no_data_is_refused():
     from nli_faith.errors import ModelLoadError
     from nli_faith.nli.cross_encoder import check_device
 
-    with pytest.raises(ModelLoadError, match="'meta' devices hold no data"):
+    with pytest.raises(ModelLoadError, match="'meta' tensors hold no data"):
         check_device("meta")
 
 

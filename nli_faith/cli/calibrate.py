@@ -8,9 +8,9 @@ import sys
 
 from nli_faith.cli.options import (
     add_scorer_options,
-    flagged,
     limits_from_args,
     scorer_from_args,
+    told,
 )
 from nli_faith.errors import E_TARGET_AGREEMENT, E_TARGET_PRECISION, NliFaithError
 
@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
     from nli_faith.scoring.calibrate import calibrate, parse_labelled
     from nli_faith.scoring.thresholds import ModelId, Thresholds
 
-    def fail(message: str) -> int:
-        print(f"nli-faith calibrate: error: {flagged(message)}", file=sys.stderr)
+    def fail(err: BaseException) -> int:
+        print(f"nli-faith calibrate: error: {told(err)}", file=sys.stderr)
         return 2
 
     try:  # everything that can be told before the records are scored
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         check_paths({"input": args.input}, {"output": args.output})
         scorer = scorer_from_args(args)
     except (ValueError, OSError, NliFaithError) as err:
-        return fail(with_code(err))
+        return fail(err)
     scorer.early_exit = False  # calibration needs every pair to try every threshold
     limits = limits_from_args(args)
     rows, lines, skipped = [], [], []
@@ -142,7 +142,9 @@ def run(args: argparse.Namespace) -> int:
             if row.unmatched:
                 indices = ", ".join(f"claims[{i}]" for i in row.unmatched)
                 print(
-                    E_CLAIM_LABEL_UNMATCHED.format(where=f"line {item.line}", indices=indices),
+                    with_code(
+                        E_CLAIM_LABEL_UNMATCHED.format(where=f"line {item.line}", indices=indices)
+                    ),
                     file=sys.stderr,
                 )
             rows.append(row)
@@ -157,8 +159,8 @@ def run(args: argparse.Namespace) -> int:
         (lines[k], with_code(m)) for k, m in enumerate(matrices) if isinstance(m, Exception)
     ]
     for lineno, message in sorted(skipped):
-        told = message if f"line {lineno}:" in message else f"line {lineno}: {message}"
-        print(f"{told} (left out)", file=sys.stderr)
+        where = message if f"line {lineno}:" in message else f"line {lineno}: {message}"
+        print(f"{where} (left out)", file=sys.stderr)
     try:
         cal = calibrate(
             [matrices[k] for k in good],
@@ -172,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             target_agreement=args.target_agreement or TARGET_AGREEMENT,
         )
     except NliFaithError as err:
-        return fail(with_code(err))
+        return fail(err)
     report = cal.to_dict()
     report["input"] = args.input
     report["n_records"] = len(good)

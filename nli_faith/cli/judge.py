@@ -69,14 +69,13 @@ def run(args: argparse.Namespace) -> int:
     from nli_faith.judge.runner import JudgeSummary, judge_items
 
     def fail(message: object) -> int:
-        from nli_faith.cli.options import flagged
-        from nli_faith.errors import with_code
+        from nli_faith.cli.options import told
 
-        text = with_code(message) if isinstance(message, BaseException) else str(message)
+        text = told(message) if isinstance(message, BaseException) else str(message)
         text = text.replace("the judge's base URL", "--base-url").replace(
             "the judge's model", "--model"
         )
-        print(f"nli-faith judge: error: {flagged(text)}", file=sys.stderr)
+        print(f"nli-faith judge: error: {text}", file=sys.stderr)
         return 2
 
     key = None

@@ -174,20 +174,34 @@ _FLAGGED = ("entail_threshold", "contradict_threshold", "batch_size", "label_map
 
 
 def flagged(message: str) -> str:
-    """A library message, told on the command line: its option names become flags.
+    """A library option message, told on the command line: the option names it starts its
+    sentences with become flags (a name inside quotes, a path or a key is left alone).
 
     Example:
         >>> flagged("[E015] batch_size must be a whole number of at least 1, got 0.")
         '[E015] --batch-size must be a whole number of at least 1, got 0.'
         >>> flagged("Pass device='cpu', or no device to take CUDA where there is one.")
         'Pass --device cpu, or no --device to take CUDA where there is one.'
+        >>> flagged("runs/batch_size/in.jsonl: 'batch_size' is a key")
+        "runs/batch_size/in.jsonl: 'batch_size' is a key"
     """
     import re
 
     message = message.replace("device='cpu', or no device", "--device cpu, or no --device")
     names = "|".join(_FLAGGED)
     flag = lambda m: "--" + m.group(1).replace("_", "-")  # noqa: E731
-    return re.sub(rf"(?<![-\w])({names})\b", flag, message)
+    return re.sub(rf"(?<![-\w/.'\"])({names})(?= )", flag, message)
+
+
+def told(err: BaseException) -> str:
+    """An error as a command tells it: with its code, and for a bad option (not, say, a
+    bad key inside a thresholds file) with the flag instead of the keyword."""
+    from nli_faith.errors import LabelMapError, OptionError, with_code
+
+    text = with_code(err)
+    if isinstance(err, (OptionError, LabelMapError)) or getattr(err, "code", None) == "E104":
+        text = flagged(text)
+    return text
 
 
 def config_from_args(args: argparse.Namespace) -> ScorerConfig:

@@ -15,8 +15,8 @@ import time
 from nli_faith.cli.options import (
     add_scorer_options,
     add_thresholds_option,
-    flagged,
     scorer_from_args,
+    told,
 )
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.cli.summary import RunningSummary  # noqa: F401 - re-exported
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         check_n_process(args.n_process)
         check_input(args.input)
         check_paths(
-            {"input": args.input},
+            {"input": args.input, "--thresholds": args.thresholds},
             {"output": args.output, "--report": args.report, "--escalate": args.escalate},
         )
         total = count_records(args.input) if args.input != "-" else None
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--resume: {with_code(err)}") from err
         scorer = scorer_from_args(args)
     except (ValueError, OSError, NliFaithError) as err:  # pyarrow's errors are ValueErrors
-        print(f"nli-faith score: error: {flagged(with_code(err))}", file=sys.stderr)
+        print(f"nli-faith score: error: {told(err)}", file=sys.stderr)
         return 2
     after = resume.line if resume is not None else 0
     if after:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from nli_faith.cli.options import config_from_args, flagged
+from nli_faith.cli.options import config_from_args, told
 from nli_faith.cli.outputs import RunOutputs
 from nli_faith.config import ScorerConfig
 from nli_faith.errors import (
@@ -28,7 +28,6 @@ from nli_faith.errors import (
     MissingDependencyError,
     NliFaithError,
     OptionError,
-    with_code,
 )
 from nli_faith.results import result_from_dict
 
@@ -45,7 +44,8 @@ def run_ray(args: argparse.Namespace) -> int:
             raise OptionError(E_RAY_STDIO)
         if args.resume:
             raise OptionError(E_RAY_RESUME)
-        batch = args.ray_batch_size or distributed.DEFAULT_BATCH_SIZE
+        batch = args.ray_batch_size
+        batch = distributed.DEFAULT_BATCH_SIZE if batch is None else batch
         if args.concurrency < 1 or batch < 1 or not 0 <= args.num_gpus < math.inf:
             raise OptionError(
                 f"--concurrency and --ray-batch-size must be at least 1 and --num-gpus 0 or "
@@ -54,7 +54,7 @@ def run_ray(args: argparse.Namespace) -> int:
         if "://" not in args.input:
             check_input(args.input)
         check_paths(
-            {"input": args.input},
+            {"input": args.input, "--thresholds": args.thresholds},
             {"output": args.output, "--report": args.report, "--escalate": args.escalate},
         )
         if _is_uri(args.output) and (args.report or args.escalate):
@@ -64,7 +64,7 @@ def run_ray(args: argparse.Namespace) -> int:
         if config.thresholds is not None:  # read once, here: a bad file is told at once
             Thresholds.load(config.thresholds)
     except (ValueError, MissingDependencyError, NliFaithError) as err:
-        print(f"nli-faith score: error: {flagged(with_code(err))}", file=sys.stderr)
+        print(f"nli-faith score: error: {told(err)}", file=sys.stderr)
         return 2
     _quiet_ray(args)
     started_here = not ray.is_initialized()

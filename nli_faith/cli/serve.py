@@ -117,7 +117,7 @@ def _check(args: argparse.Namespace) -> str | None:
         ("--port", args.port, 0 <= args.port <= 65535, "a port number (0-65535)"),
         ("--workers", args.workers, args.workers >= 1, "at least 1"),
         ("--max-batch-pairs", args.max_batch_pairs, args.max_batch_pairs >= 1, "at least 1"),
-        ("--max-wait-ms", args.max_wait_ms, 0 <= args.max_wait_ms < 60_000, "0 to 60000"),
+        ("--max-wait-ms", args.max_wait_ms, 0 <= args.max_wait_ms <= 60_000, "0 to 60000"),
         ("--max-batch-records", args.max_batch_records, args.max_batch_records >= 1, "≥ 1"),
         (
             "--max-queue",
@@ -199,10 +199,9 @@ def run(args: argparse.Namespace) -> int:
 
             Thresholds.load(settings.scorer.thresholds)
     except (ValueError, OSError) as err:
-        from nli_faith.cli.options import flagged
-        from nli_faith.errors import with_code
+        from nli_faith.cli.options import told
 
-        print(f"{_PROG}: error: {flagged(with_code(err))}", file=sys.stderr)
+        print(f"{_PROG}: error: {told(err)}", file=sys.stderr)
         return 2
     import uvicorn
 
@@ -247,9 +246,7 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(uvicorn.Config(app, **common))
     server.run()
     if failure:
-        from nli_faith.cli.options import flagged
-
-        message = flagged(str(failure[0]))
+        message = str(failure[0])
         print(f"{_PROG}: error: the model could not be loaded: {message}", file=sys.stderr)
         return 1
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from nli_faith.cli.options import flagged
+from nli_faith.cli.options import told
 from nli_faith.errors import E_TRAIN_OPTION, OptionError
 
 
@@ -154,14 +154,14 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nli_faith.errors import NliFaithError, with_code
+    from nli_faith.errors import NliFaithError
     from nli_faith.training.train import TrainConfig, train
 
     try:
         check_options(args)
         summary = _train(args, TrainConfig, train)
     except (ValueError, OSError, NliFaithError) as err:
-        print(f"nli-faith train: error: {flagged(with_code(err))}", file=sys.stderr)
+        print(f"nli-faith train: error: {told(err)}", file=sys.stderr)
         return 2
     if summary.get("stopped_by_time_budget"):
         print(

@@ -19,7 +19,7 @@ import numpy as np
 from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import number_mask
-from nli_faith.errors import E_CONTEXT_EMPTY, E_EARLY_EXIT_THRESHOLD
+from nli_faith.errors import E_CONTEXT_EMPTY, E_EARLY_EXIT_THRESHOLD, OptionError
 from nli_faith.results import (
     ClaimVerdict,
     Evidence,
@@ -56,7 +56,7 @@ def aggregate(
     """Verdicts, bands, scores and reason from a matrix; thresholds default to ``parts``'."""
     entail_threshold = parts.entail_threshold if entail_threshold is None else entail_threshold
     if m.settled_at is not None and entail_threshold > m.settled_at:
-        raise ValueError(
+        raise OptionError(
             E_EARLY_EXIT_THRESHOLD.format(requested=entail_threshold, settled=m.settled_at)
         )
     if contradict_threshold is None:

@@ -9,7 +9,9 @@ stage sees the change.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 from nli_faith.config import (
@@ -68,7 +70,8 @@ def check_options(config: ScorerConfig) -> None:
             )
     for name in ("device", "dtype", "spacy_model", "prefilter_model", "prefilter"):
         value = getattr(config, name)
-        if value is not None and not isinstance(value, str):
+        path_ok = name in ("spacy_model", "prefilter_model") and isinstance(value, os.PathLike)
+        if value is not None and not isinstance(value, str) and not path_ok:
             raise OptionError(E_OPTION_TYPE.format(name=name, expected="a string", value=value))
     if config.limits is not None and not isinstance(config.limits, Limits):
         raise OptionError(
@@ -86,7 +89,9 @@ def check_options(config: ScorerConfig) -> None:
     top_k = config.prefilter_top_k
     if config.prefilter is None and top_k is not None:
         raise OptionError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+    if top_k is not None and (
+        isinstance(top_k, bool) or not isinstance(top_k, Integral) or top_k < 1
+    ):
         raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
     if config.batch_size is not None:
         check_batch_size(config.batch_size)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import count, islice
+from numbers import Integral
 from typing import Any
 
 from nli_faith.engine.decide import (
@@ -77,7 +78,7 @@ class Runner:
         return plan_record(self.parts, item)
 
     def _plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
-        check_n_process(n_process)
+        n_process = check_n_process(n_process)
         if len(items) < 2 * n_process:  # too few to share out: no workers are started
             return [self.plan(item) for item in items]
         pool = self._pool(n_process)
@@ -85,7 +86,7 @@ class Runner:
 
     def _pool(self, n_process: int) -> PlanPool | None:
         """The forked planning workers for ``n_process`` (kept), or None for in-process."""
-        check_n_process(n_process)
+        n_process = check_n_process(n_process)
         if n_process == 1 or not fork_available():
             return None
         if n_process not in self._pools:
@@ -163,7 +164,7 @@ class Runner:
     ) -> Iterator[FaithfulnessResult]:
         """Results of ``records`` in order, ``block_size`` records per model pass; with
         workers, the next block is planned while this one is scored."""
-        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        if isinstance(block_size, bool) or not isinstance(block_size, Integral) or block_size < 1:
             raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
@@ -243,9 +244,8 @@ def usable_cpus() -> int:
 
 
 def check_n_process(n_process: object) -> int:
-    """``n_process`` if it is a whole number from 1 to :func:`usable_cpus`, else
-    ``OptionError`` (more planning workers than CPUs only adds processes and memory)."""
-    most = usable_cpus()
-    if isinstance(n_process, bool) or not isinstance(n_process, int) or not 1 <= n_process <= most:
-        raise OptionError(E_N_PROCESS.format(n_process=n_process, most=most))
-    return n_process
+    """``n_process`` if it is a whole number of at least 1, else ``OptionError``; at most
+    :func:`usable_cpus` (more planning workers than CPUs only add processes and memory)."""
+    if isinstance(n_process, bool) or not isinstance(n_process, Integral) or n_process < 1:
+        raise OptionError(E_N_PROCESS.format(n_process=n_process))
+    return min(int(n_process), usable_cpus())

@@ -85,8 +85,8 @@ def check_device(device: str) -> None:
             why = f"there are {torch.cuda.device_count()} CUDA GPU(s)"
     elif dev.type == "mps" and not torch.backends.mps.is_available():
         why = "torch finds no Apple MPS device"
-    elif dev.type not in ("cpu", "cuda", "mps", "xpu"):
-        why = f"'{dev.type}' devices hold no data to compute on; use cpu, cuda or mps"
+    elif dev.type == "meta":
+        why = "'meta' tensors hold no data to compute on"
     if why is not None:
         raise ModelLoadError(E_DEVICE_UNAVAILABLE.format(device=device, why=why))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from numbers import Integral
 
 from nli_faith.errors import (
     E_LABEL_MAP_INDEX,
@@ -77,7 +78,7 @@ def check_label_map(mapping: object) -> None:
 output indices, such as {'entailment': 0, 'contradiction': 2}, got 'entailment=0'.
     """
     if not isinstance(mapping, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+        isinstance(k, str) and isinstance(v, Integral) and not isinstance(v, bool)
         for k, v in mapping.items()
     ):
         raise LabelMapError(E_LABEL_MAP_TYPE.format(value=mapping))
@@ -130,7 +131,7 @@ class LabelMap:
                 raise LabelMapError(
                     E_LABEL_MAP_TWICE.format(label_map=dict(mapping), what=f"the label {canon!r}")
                 )
-            if index in clean.values():
+            if int(index) in clean.values():
                 raise LabelMapError(
                     E_LABEL_MAP_TWICE.format(label_map=dict(mapping), what=f"the index {index}")
                 )
@@ -140,7 +141,7 @@ class LabelMap:
                         label_map=dict(mapping), index=index, num_labels=num_labels
                     )
                 )
-            clean[canon] = index
+            clean[canon] = int(index)
         if ENTAILMENT not in clean:
             raise LabelMapError(E_LABEL_MAP_NO_ENTAIL.format(label_map=dict(mapping)))
         return cls(

@@ -10,7 +10,9 @@ ONNX Runtime (:mod:`nli_faith.nli.onnx`).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -94,6 +96,7 @@ class NLIModel:
     ) -> None:
         if backend not in ("torch", "onnx"):
             raise OptionError(E_BACKEND.format(backend=backend))
+        model = os.fspath(model) if isinstance(model, os.PathLike) else model
         spec = resolve_model(model)
         self.name = spec.name
         self.path = spec.path
@@ -238,17 +241,17 @@ class NLIModel:
 
 def check_batch_size(value: object) -> int:
     """``value`` if it is a whole number of at least 1 (not a bool), else ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
         raise OptionError(E_BATCH_SIZE.format(batch_size=value))
-    return value
+    return int(value)
 
 
-def _positions(config: Any, tokenizer: Any) -> int | None:
-    """The most tokens the model can read (its position embeddings, less the offset some
-    models keep: RoBERTa's 514 positions hold 512 tokens), or ``None`` when unbounded."""
-    told = getattr(tokenizer, "model_max_length", None)
-    if isinstance(told, int) and 0 < told < 1_000_000:  # a real limit, not "unset"
-        return told
+def _positions(config: Any, tokenizer: Any = None) -> int | None:
+    """The most tokens the model can read: its absolute position embeddings, less the
+    offset some models keep (RoBERTa's 514 positions hold 512 tokens); ``None`` when it
+    has none to run out of (relative positions, as DeBERTa-v3's)."""
+    if getattr(config, "position_biased_input", True) is False:  # DeBERTa: relative only
+        return None
     positions = getattr(config, "max_position_embeddings", None)
     if isinstance(positions, int) and positions > 0:
         offset = 2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else 0

@@ -8,6 +8,7 @@ map (output index of each label) and the maximum pair length.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -51,6 +52,8 @@ def resolve_model(model: str) -> ModelSpec:
     A name that is not a non-empty string is a :class:`~nli_faith.errors.ModelLoadError`
     (an empty one would otherwise load the current directory).
     """
+    if isinstance(model, os.PathLike):
+        model = os.fspath(model)
     if not isinstance(model, str) or not model.strip():
         raise ModelLoadError(E_MODEL_NAME.format(value=model))
     entry = _table().get(model)

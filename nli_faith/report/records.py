@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nli_faith.errors import E_REPORT_FIELD, E_REPORT_JOIN, E_REPORT_LINE, RecordError
+from nli_faith.errors import (
+    E_REPORT_FIELD,
+    E_REPORT_JOIN,
+    E_REPORT_LINE,
+    E_REPORT_UNREADABLE,
+    RecordError,
+)
 from nli_faith.records import CONTEXT_FIELDS, QUESTION_FIELDS, RESPONSE_FIELDS
 
 
@@ -66,7 +72,7 @@ class ReportRecord:
 
 
 #: Keys every line of ``nli-faith score`` output has (an input record has none of them).
-_SCORED_KEYS = {"line", "strict", "lenient", "claims"}
+_SCORED_KEYS = {"strict", "lenient", "claims"}
 _NUMBER = ((int, float), "a number or null")
 #: The fields of a scored line the report reads, with the types it needs.
 _LINE_FIELDS = {"line": ((int,), "an integer"),
@@ -153,6 +159,8 @@ def read_scored(
 
 
 def _joined(scored: Any, raw_by_line: dict[int, Any], *, path, line: int, inputs) -> ReportRecord:
+    if isinstance(scored, RecordError):  # not JSON: say why
+        raise RecordError(E_REPORT_UNREADABLE.format(path=path, line=line, error=scored))
     if not isinstance(scored, dict) or not _SCORED_KEYS <= scored.keys():
         raise RecordError(E_REPORT_LINE.format(path=path, line=line))
     _check_line(scored, path=path, line=line)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -133,7 +134,7 @@ class _Prefilter:
     """Shared selection logic; subclasses say how to compare claims with sentences."""
 
     def __init__(self, *, top_k: int = 3) -> None:
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        if isinstance(top_k, bool) or not isinstance(top_k, Integral) or top_k < 1:
             raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
         self.top_k = top_k
 

@@ -108,7 +108,7 @@ class ClaimSplitter:
         context_statements: bool = False,
     ) -> None:
         if granularity not in GRANULARITIES:
-            raise ValueError(
+            raise OptionError(
                 E_GRANULARITY.format(granularity=granularity, allowed=", ".join(GRANULARITIES))
             )
         self.granularity = granularity
