@@ -481,6 +481,9 @@ E_CLAIM_LABELS_TYPE = Message(
     "got {type_name}.",
 )
 E_REPORT_UNREADABLE = Message("E126", "{path}:{line}: {error}")
+E_OPTION_UNUSED = Message(
+    "E127", "{name} is used only with {needs}, got {name}={value!r} without it; {fix}."
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

@@ -256,6 +256,14 @@ class FaithfulnessScorer:
             >>> scorer.thresholds.decision.passes(r)  # doctest: +SKIP
             True
         """
+        if "thresholds" in options:  # the file is ``path``: a second one would be dropped
+            raise OptionError(
+                E_OPTION_TYPE.format(
+                    name="thresholds",
+                    expected="left out of from_thresholds (its file is the first argument)",
+                    value=options["thresholds"],
+                )
+            )
         loaded = isinstance(path, Thresholds)
         th = path if loaded else Thresholds.load(path)
         given = {"limits": Limits(), **options, "thresholds": None if loaded else str(path)}

@@ -114,6 +114,10 @@ def test_thresholds_keyword_config_and_from_thresholds_agree(bundled_thresholds)
     assert r.strict is not None and gate.passes(r) is (r.strict >= 0.6)  # the file's gate
     assert _old(by_keyword, "passes")(r) is gate.passes(r)
     assert by_config.score(response, CONTEXT) == r
+    with pytest.raises(ValueError, match="thresholds must be left out of from_thresholds"):
+        FaithfulnessScorer.from_thresholds(bundled_thresholds, thresholds=bundled_thresholds)
+    with pytest.raises(ValueError, match="config must be a ScorerConfig"):
+        FaithfulnessScorer.from_config({"model": "default"})
 
 
 def test_from_config_builds_the_scorer_the_configuration_describes(tiny_model_dir):

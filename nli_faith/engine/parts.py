@@ -20,7 +20,13 @@ from nli_faith.config import (
     ScorerConfig,
     whole_number,
 )
-from nli_faith.errors import E_OPTION_TYPE, E_PREFILTER_TOP_K, E_PREFILTER_TOP_K_ALONE, OptionError
+from nli_faith.errors import (
+    E_OPTION_TYPE,
+    E_OPTION_UNUSED,
+    E_PREFILTER_TOP_K,
+    E_PREFILTER_TOP_K_ALONE,
+    OptionError,
+)
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds
 from nli_faith.scoring.prefilter import make_prefilter
@@ -93,6 +99,25 @@ def check_options(config: ScorerConfig) -> None:
         isinstance(top_k, bool) or not isinstance(top_k, Integral) or top_k < 1
     ):
         raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
+    unused = [
+        ("prefilter_model", "prefilter='embedding'", config.prefilter != "embedding"),
+        ("spacy_model", "granularity='clause'", config.granularity != "clause"),
+    ]
+    for name, needs, alone in unused:
+        if getattr(config, name) is not None and alone:
+            fix = f"add {needs} or leave {name} out"
+            raise OptionError(
+                E_OPTION_UNUSED.format(name=name, needs=needs, value=getattr(config, name), fix=fix)
+            )
+    if config.onnx_quantize is False and config.backend != "onnx":
+        raise OptionError(
+            E_OPTION_UNUSED.format(
+                name="onnx_quantize",
+                needs="backend='onnx'",
+                value=False,
+                fix="add backend='onnx' or leave onnx_quantize out",
+            )
+        )
     if config.batch_size is not None:
         check_batch_size(config.batch_size)
     if config.label_map is not None:
