@@ -106,3 +106,20 @@ def test_chunk_options_must_be_whole_numbers(tiny_model_dir, option, value):
 
     with pytest.raises(ValueError, match=f"{option} must be a whole number of at least"):
         FaithfulnessScorer(str(tiny_model_dir), device="cpu", **{option: value})
+
+
+def test_predict_names_pairs_that_are_not_pairs_of_strings(tiny_model_dir):
+    from nli_faith.nli.model import NLIModel
+
+    nli = NLIModel(str(tiny_model_dir), device="cpu")
+    for pairs, needle in [
+        ("ab", "pairs must be a list of"),
+        (None, "pairs must be a list of"),
+        ([("A cat.", "A cat.")] * 2 + [(None, "b")], r"pairs\[2\] must be a \(premise"),
+        ([("only one",)], r"pairs\[0\] must be"),
+    ]:
+        with pytest.raises(ValueError, match=needle):
+            nli.predict(pairs)
+    with pytest.raises(ValueError, match="texts must be a list of strings"):
+        nli.count_tokens("abc")  # not counted letter by letter
+    assert nli.predict([["A cat sat.", "A cat sat."]]).shape == (1, 3)  # a list pair is fine

@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     key = None
+    if args.api_key_env == "":
+        return fail("--api-key-env needs the name of an environment variable, got ''.")
     if args.api_key_env:
         key = os.environ.get(args.api_key_env)
         if not key:

@@ -24,6 +24,7 @@ from nli_faith.errors import (
     E_MAX_LENGTH_OVER,
     E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
+    E_OPTION_TYPE,
     ModelLoadError,
     OptionError,
 )
@@ -162,6 +163,10 @@ class NLIModel:
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Token counts without special tokens, for sizing chunks (each text tokenized once)."""
+        if isinstance(texts, str):
+            raise OptionError(
+                E_OPTION_TYPE.format(name="texts", expected="a list of strings", value=texts)
+            )
         return self._tokens.count(texts)
 
     @property
@@ -192,8 +197,27 @@ class NLIModel:
         Columns are ``(entailment, neutral, contradiction)`` whatever the
         model's own label order. Identical pairs are computed once.
         """
+        if isinstance(pairs, str) or not isinstance(pairs, Sequence):
+            raise OptionError(
+                E_OPTION_TYPE.format(
+                    name="pairs", expected="a list of (premise, hypothesis) strings", value=pairs
+                )
+            )
         if not pairs:
             return np.zeros((0, 3), dtype=np.float32)
+        for k, pair in enumerate(pairs):
+            if not (
+                isinstance(pair, (tuple, list))
+                and len(pair) == 2
+                and all(isinstance(t, str) for t in pair)
+            ):
+                raise OptionError(
+                    E_OPTION_TYPE.format(
+                        name=f"pairs[{k}]",
+                        expected="a (premise, hypothesis) pair of strings",
+                        value=pair,
+                    )
+                )
         self.pairs_predicted += len(pairs)
         unique: dict[tuple[str, str], int] = {}
         index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
