@@ -59,7 +59,7 @@ def _evidence(args, bench) -> Outcome:
     scorer = FaithfulnessScorer(
         device="cpu",
         backend="torch" if args.backend == "torch" else "onnx",
-        onnx_quantize=args.backend == "onnx",
+        onnx_quantize=args.backend != "onnx-fp32",  # int8 for "onnx"; unused with torch
     )
     only = {m.strip() for m in args.only.split(",") if m.strip()}
     cases = [c for c in CASES if not only or c.mechanism in only]

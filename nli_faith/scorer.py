@@ -256,7 +256,7 @@ class FaithfulnessScorer:
             >>> scorer.thresholds.decision.passes(r)  # doctest: +SKIP
             True
         """
-        if "thresholds" in options:  # the file is ``path``: a second one would be dropped
+        if options.get("thresholds") is not None:  # the file is ``path``: a second is dropped
             raise OptionError(
                 E_OPTION_TYPE.format(
                     name="thresholds",
@@ -337,7 +337,8 @@ class FaithfulnessScorer:
         fails, it is bisected until the records that fail stand alone. ``labels`` name
         the records in warnings (default ``"record <index>"``; the CLI passes line numbers).
         ``n_process > 1`` splits and chunks the records in that many forked worker
-        processes (kept for the next call); the results are the same as with one.
+        processes (at most one per CPU the process may use; kept for the next call); the
+        results are the same as with one.
         Records with a reference answer (``reference``, ``ground_truth``,
         ``expected_output``) get a second pass, for all of them together
         (``scorer.stages.check_reference``).

@@ -261,6 +261,7 @@ def test_flagged_names_flags_once():
     from nli_faith.cli.options import flagged
 
     assert flagged("--concurrency and concurrency must") == "--concurrency and --concurrency must"
+    assert flagged("prefilter_top_k=2 is given") == "--prefilter-top-k=2 is given"
     assert flagged("cfg/entail_threshold.json and 'batch_size'") == (
         "cfg/entail_threshold.json and 'batch_size'"
     )

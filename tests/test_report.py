@@ -183,6 +183,10 @@ def test_a_file_that_was_never_scored_is_refused_and_parquet_output_is_read(
     )
     assert main(["report", str(src), "-o", str(tmp_path / "r.html")]) == 1
     assert "skipped [E080] " in capsys.readouterr().err  # an input line is not a scored line
+    fake = tmp_path / "fake.parquet"
+    fake.write_text("not parquet")
+    assert main(["report", str(fake), "-o", str(tmp_path / "r.html")]) == 2
+    assert "[E103]" in capsys.readouterr().err
     scored = tmp_path / "s.parquet"
     argv = ["score", str(src), "-o", str(scored), "--model", str(tiny_model_dir), "--quiet"]
     assert main(argv) == 0

@@ -138,6 +138,8 @@ def test_batch_size_default_and_validation(tiny_model_dir):
         ({"prefilter_model": "x"}, "prefilter_model is used only with prefilter='embedding'"),
         ({"spacy_model": "x"}, "spacy_model is used only with granularity='clause'"),
         ({"onnx_quantize": False}, "onnx_quantize is used only with backend='onnx'"),
+        ({"prefilter": "bogus", "prefilter_model": "x"}, "prefilter must be one of"),
+        ({"granularity": "Clause", "spacy_model": "x"}, "granularity must be one of"),
         ({"composite": 0}, "composite must be True or False"),
         ({"device": 0}, "device must be a string, got 0"),
         ({"limits": {"max_claims": 1}}, r"limits must be a Limits\(...\) or None"),

@@ -105,8 +105,16 @@ def _label_map(value: str) -> dict[str, int]:
 
     text = value.strip()
     try:
-        if text.startswith("{"):
-            mapping = json.loads(text)
+        if text.startswith("{"):  # JSON, or the Python form the library's messages show
+            try:
+                mapping = json.loads(text)
+            except ValueError:
+                import ast
+
+                try:
+                    mapping = ast.literal_eval(text)
+                except (SyntaxError, ValueError):
+                    raise ValueError from None
         else:
             mapping = {}
             for part in filter(None, (p.strip() for p in text.split(","))):
@@ -190,7 +198,7 @@ def flagged(message: str) -> str:
     message = message.replace("device='cpu', or no device", "--device cpu, or no --device")
     names = "|".join(_FLAGGED)
     flag = lambda m: "--" + m.group(1).replace("_", "-")  # noqa: E731
-    return re.sub(rf"(?<![-\w/.'\"])({names})(?= )", flag, message)
+    return re.sub(rf"(?<![-\w/.'\"])({names})(?=[ =])", flag, message)
 
 
 def told(err: BaseException) -> str:

@@ -44,12 +44,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"nli-faith report: skipped {with_code(err)}", file=sys.stderr)
 
     try:
-        from nli_faith.io import check_paths
+        from nli_faith.io import check_input, check_paths
 
         check_paths({"input": args.scored, "--input": args.input}, {"output": args.output})
+        check_input(args.scored)
+        if args.input is not None:
+            check_input(args.input)
         records = read_scored(args.scored, inputs=args.input, on_error=skip)
         write_report(records, args.output, title=args.title)
-    except (OSError, NliFaithError) as err:
+    except (OSError, ValueError, NliFaithError) as err:  # pyarrow's errors are ValueErrors
         print(f"nli-faith report: error: {with_code(err)}", file=sys.stderr)
         return 2
     told = f", {len(skipped)} lines skipped" if skipped else ""

@@ -246,7 +246,9 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(uvicorn.Config(app, **common))
     server.run()
     if failure:
-        message = str(failure[0])
+        from nli_faith.cli.options import flagged
+
+        message = flagged(str(failure[0]))
         print(f"{_PROG}: error: the model could not be loaded: {message}", file=sys.stderr)
         return 1
     return 0

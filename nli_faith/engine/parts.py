@@ -99,6 +99,19 @@ def check_options(config: ScorerConfig) -> None:
         isinstance(top_k, bool) or not isinstance(top_k, Integral) or top_k < 1
     ):
         raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
+    from nli_faith.errors import E_BACKEND, E_GRANULARITY, E_PREFILTER
+    from nli_faith.scoring.prefilter import PREFILTERS
+    from nli_faith.text.claims import GRANULARITIES
+
+    # the named choices first: a misspelt one is the error, not an option it makes unused
+    if config.backend not in ("torch", "onnx"):
+        raise OptionError(E_BACKEND.format(backend=config.backend))
+    if config.granularity not in GRANULARITIES:
+        allowed = ", ".join(GRANULARITIES)
+        raise OptionError(E_GRANULARITY.format(granularity=config.granularity, allowed=allowed))
+    if config.prefilter is not None and config.prefilter not in PREFILTERS:
+        allowed = ", ".join(map(repr, PREFILTERS))
+        raise OptionError(E_PREFILTER.format(allowed=allowed, prefilter=config.prefilter))
     unused = [
         ("prefilter_model", "prefilter='embedding'", config.prefilter != "embedding"),
         ("spacy_model", "granularity='clause'", config.granularity != "clause"),

@@ -130,7 +130,10 @@ class NLIModel:
         if max_length is not None:
             whole_number("max_length", max_length, least=PAD_MULTIPLE)
             _check_positions(max_length, most, spec.name)
-        limit = max_length or spec.max_length or getattr(tokenizer, "model_max_length", 512)
+        told = getattr(tokenizer, "model_max_length", None)
+        if not isinstance(told, int) or told >= 1_000_000:  # unset: the trained length, or 512
+            told = getattr(config, "max_position_embeddings", None) or 512
+        limit = max_length or spec.max_length or told
         if most is not None:
             limit = min(limit, most)
         # a whole number of padding blocks: pairs are padded to multiples of PAD_MULTIPLE (so a
