@@ -375,6 +375,7 @@ def test_merge_cli_recomputes_and_names_bad_lines(scored):
             {**esc, "claim_index": 7, "verdict": "yes"},  # unknown claim
             {"line": 3, "claim_index": 0, "verdict": "supported"},  # outside the vocabulary
             {"line": 99, "claim_index": 0, "verdict": "yes"},  # unknown record
+            {**esc, "verdict": "yes", "reason": 5},  # a reason that is not text
         ],
     )
     out = run_cli("merge", str(scored / "scored.jsonl"), str(judged), "-o", str(scored / "m.jsonl"))
@@ -382,6 +383,7 @@ def test_merge_cli_recomputes_and_names_bad_lines(scored):
     assert f"{judged}:2: no claim 7 in record line 1" in out.stderr
     assert f"[E032] {judged}:3: verdict 'supported'" in out.stderr  # with its code
     assert f"{judged}:4: no claim 0 in record line 99" in out.stderr
+    assert f"{judged}:5: field 'reason'" in out.stderr
     merged = [json.loads(x) for x in (scored / "m.jsonl").read_text().splitlines()]
     r1, bad, r3 = merged
     assert r1["claims"][2]["verdict"] == "no" and r1["claims"][2]["source"] == "judge"

@@ -200,6 +200,8 @@ def test_train_refuses_bad_files_and_options_with_a_clear_error(tmp_path, tiny_m
         (["--train", str(good), "--max-steps", "0"], "--max-steps must be at least 1"),
         (["--train", str(good), "--epochs", "inf"], "--epochs must be above 0 and finite"),
         (["--train", str(good), "--seed", "-1"], "--seed must be in [0, 2**32)"),
+        (["--train", str(good), "--early-stopping-patience", "3"], "used with development data"),
+        (["--train", str(good), "--freeze-layers", "99"], "--freeze-layers must be at most"),
     ]
     for extra, needle in cases:
         argv = ["train", "--base-model", str(tiny_model_dir), "-o", str(tmp_path / "out"), *extra]

@@ -141,6 +141,14 @@ def check_options(args: argparse.Namespace) -> None:
         value = getattr(args, name, None)
         if value is not None and not ok(value):
             raise OptionError(E_TRAIN_OPTION.format(flag=flag, expected=expected, value=value))
+    if args.early_stopping_patience and not (args.dev or args.dev_fraction):
+        raise OptionError(
+            E_TRAIN_OPTION.format(
+                flag="--early-stopping-patience",
+                expected="used with development data (--dev or --dev-fraction)",
+                value=args.early_stopping_patience,
+            )
+        )
     if args.unlabelled and not (args.teacher or args.teacher_probs):
         raise ValueError(
             E_TRAIN_OPTION.format(

@@ -167,6 +167,11 @@ def _read_judged(
                 errors.append(E_MERGE_VERDICT.format(path=path, line=lineno, verdict=verdict))
                 continue
             reason = rec.get("reason")
+            if reason is not None and not isinstance(reason, str):
+                errors.append(
+                    E_MERGE_FIELD.format(path=path, line=lineno, field="reason", kind="a string")
+                )
+                continue
             outcome = Outcome(
                 verdict=verdict, reason=reason if isinstance(reason, str) and reason else None
             )

@@ -8,6 +8,8 @@ import time
 
 import numpy as np
 
+from nli_faith.errors import E_TRAIN_OPTION, OptionError
+
 from .data import NOT_ENTAILMENT_ID
 
 
@@ -71,6 +73,13 @@ def freeze(model, *, embeddings: bool, layers: int) -> int:
     Returns how many parameters were frozen. The classifier and upper layers train.
     """
     base = getattr(model, model.base_model_prefix, model)
+    total = len(base.encoder.layer)
+    if layers > total:  # freezing more layers than there are would train the head alone
+        raise OptionError(
+            E_TRAIN_OPTION.format(
+                flag="--freeze-layers", expected=f"at most the model's {total} layers", value=layers
+            )
+        )
     parts = [base.embeddings] if embeddings or layers else []
     parts += list(base.encoder.layer[:layers])
     n = 0
