@@ -484,6 +484,9 @@ E_REPORT_UNREADABLE = Message("E126", "{path}:{line}: {error}")
 E_OPTION_UNUSED = Message(
     "E127", "{name} is used only with {needs}, got {name}={value!r} without it; {fix}."
 )
+E_SERVE_LOAD_FAILED = Message(
+    "E128", "the model could not be loaded, so nothing can be scored here: {error}"
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {

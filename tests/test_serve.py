@@ -429,6 +429,10 @@ def test_a_model_that_cannot_load_is_reported():
         assert r.status_code == 503 and r.json()["status"] == "failed"
         assert "Cannot load NLI model" in r.json()["error"]
         assert "Cannot load NLI model" in failures[0]
+        # a request is told the model failed, not to retry while it "loads"
+        r = c.post("/v1/score", json={"response": "It is.", "context": "It is."})
+        assert r.status_code == 503 and "Retry-After" not in r.headers
+        assert "could not be loaded" in r.text and "Cannot load NLI model" in r.text
 
 
 def test_queue_full_is_503_and_slow_requests_504(bundled_scorer):

@@ -41,6 +41,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nli_faith.errors import (
     E_SERVE_INTERNAL,
+    E_SERVE_LOAD_FAILED,
     E_SERVE_NOT_READY,
     E_SERVE_QUEUE_FULL,
     E_SERVE_SHUTTING_DOWN,
@@ -312,6 +313,10 @@ async def _score(service: Service, settings: ServeSettings, records: list) -> li
     try:
         return await service.batcher.score(records, timeout=settings.request_timeout_s)
     except NotReady:
+        if service.batcher.load_error is not None:  # it failed: retrying will not help
+            raise ServeError(
+                503, E_SERVE_LOAD_FAILED.format(error=service.batcher.load_error)
+            ) from None
         raise ServeError(
             503,
             E_SERVE_NOT_READY.format(retry_after=RETRY_AFTER_LOADING),
