@@ -427,7 +427,7 @@ def test_a_model_that_cannot_load_is_reported():
         wait_until(lambda: failures, timeout=60, what="the load failure")
         r = c.get("/readyz")
         assert r.status_code == 503 and r.json()["status"] == "failed"
-        assert "Cannot load NLI model" in r.json()["error"]
+        assert "[E006] Cannot load NLI model" in r.json()["error"]
         assert "Cannot load NLI model" in failures[0]
         # a request is told the model failed, not to retry while it "loads"
         r = c.post("/v1/score", json={"response": "It is.", "context": "It is."})

@@ -35,7 +35,7 @@ from typing import Any
 
 from nli_faith.engine.failures import Failed
 from nli_faith.engine.plan import Planned
-from nli_faith.errors import RecordError
+from nli_faith.errors import RecordError, with_code
 from nli_faith.records import Limits, Record, parse_record
 from nli_faith.results import FaithfulnessResult
 
@@ -202,7 +202,7 @@ class MicroBatcher:
             if warm[0][0].internal:
                 raise RuntimeError(warm[0][0].result.error)
         except Exception as err:  # a model that cannot load: /readyz says why
-            self.load_error = f"{type(err).__name__}: {err}"
+            self.load_error = f"{type(err).__name__}: {with_code(err)}"
             logger.exception("could not load the scorer")
             self._done.set()
             return
