@@ -40,6 +40,16 @@ DEFAULT_CHUNK_TOKENS = 256
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
 
 
+def is_whole(value: object, least: int = 1) -> bool:
+    """Whether ``value`` is an integer (a numpy one too, never a bool) of at least ``least``.
+
+    Example:
+        >>> is_whole(3), is_whole(True), is_whole(1.5), is_whole(0, least=0)
+        (True, False, False, True)
+    """
+    return isinstance(value, Integral) and not isinstance(value, bool) and value >= least
+
+
 def whole_number(name: str, value: object, *, least: int) -> int:
     """``value`` if it is an ``int`` (not a bool) of at least ``least``, else ``ValueError``.
 
@@ -50,7 +60,7 @@ def whole_number(name: str, value: object, *, least: int) -> int:
         nli_faith.exceptions.OptionError: chunk_overlap must be a whole number of at least 0, \
 got -1.
     """
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < least:
+    if not is_whole(value, least):
         raise OptionError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
     return int(value)
 

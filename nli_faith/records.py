@@ -8,7 +8,6 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from numbers import Integral
 from typing import Any
 
 from nli_faith.errors import (
@@ -103,11 +102,11 @@ class Limits:
     max_claims: int | None = 500  # checked after splitting, by the scorer
 
     def __post_init__(self) -> None:
+        from nli_faith.config import is_whole  # config imports this module
+
         for name in ("max_response_chars", "max_context_chars", "max_documents", "max_claims"):
             value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, Integral) or value < 1
-            ):
+            if value is not None and not is_whole(value):
                 raise OptionError(E_LIMIT_VALUE.format(name=name, value=value))
             if value is not None:  # a numpy integer is kept as a plain int (JSON, pickling)
                 object.__setattr__(self, name, int(value))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from numbers import Integral
 from typing import Any
 
 from nli_faith.config import (
@@ -23,7 +22,6 @@ from nli_faith.config import (
 from nli_faith.errors import (
     E_OPTION_TYPE,
     E_OPTION_UNUSED,
-    E_PREFILTER_TOP_K,
     E_PREFILTER_TOP_K_ALONE,
     OptionError,
 )
@@ -64,16 +62,24 @@ class Parts:
 def check_options(config: ScorerConfig) -> None:
     """Raise on an option of the wrong type or out of range, naming it (the cheap checks,
     before anything loads; the thresholds the model ships are checked when read)."""
+    from nli_faith.errors import E_BACKEND, E_GRANULARITY, E_PREFILTER
     from nli_faith.nli.labels import check_label_map
     from nli_faith.nli.model import check_batch_size
+    from nli_faith.scoring.prefilter import PREFILTERS, check_top_k
+    from nli_faith.text.claims import GRANULARITIES
 
-    for name in ("onnx_quantize", "sentence_chunks", "number_check", "early_exit", "composite"):
-        if not isinstance(getattr(config, name), bool):
-            raise OptionError(
-                E_OPTION_TYPE.format(
-                    name=name, expected="True or False", value=getattr(config, name)
-                )
+    if not isinstance(config.onnx_quantize, bool):
+        raise OptionError(
+            E_OPTION_TYPE.format(
+                name="onnx_quantize", expected="True or False", value=config.onnx_quantize
             )
+        )
+    for name in ("entail_threshold", "contradict_threshold", "contradiction_overlap",
+                 "sentence_chunks", "number_check", "early_exit", "composite",
+                 "chunk_overlap", "chunk_tokens"):  # fmt: skip
+        optional = name in ("entail_threshold", "contradict_threshold", "chunk_tokens")
+        if not (optional and getattr(config, name) is None):  # None: the model's, no limit
+            check_setting(name, getattr(config, name))  # held as a loaded scorer's are
     for name in ("device", "dtype", "spacy_model", "prefilter_model", "prefilter"):
         value = getattr(config, name)
         path_ok = name in ("spacy_model", "prefilter_model") and isinstance(value, os.PathLike)
@@ -85,24 +91,14 @@ def check_options(config: ScorerConfig) -> None:
                 name="limits", expected="a Limits(...) or None", value=config.limits
             )
         )
-    for name in ("entail_threshold", "contradict_threshold", "band_high", "band_low"):
+    for name in ("band_high", "band_low"):
         if getattr(config, name) is not None:
             check_threshold(name, getattr(config, name))
-    check_threshold("contradiction_overlap", config.contradiction_overlap)
-    whole_number("chunk_overlap", config.chunk_overlap, least=0)
-    if config.chunk_tokens is not None:
-        whole_number("chunk_tokens", config.chunk_tokens, least=1)
     top_k = config.prefilter_top_k
     if config.prefilter is None and top_k is not None:
         raise OptionError(E_PREFILTER_TOP_K_ALONE.format(top_k=top_k))
-    if top_k is not None and (
-        isinstance(top_k, bool) or not isinstance(top_k, Integral) or top_k < 1
-    ):
-        raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
-    from nli_faith.errors import E_BACKEND, E_GRANULARITY, E_PREFILTER
-    from nli_faith.scoring.prefilter import PREFILTERS
-    from nli_faith.text.claims import GRANULARITIES
-
+    if top_k is not None:
+        check_top_k(top_k)
     # the named choices first: a misspelt one is the error, not an option it makes unused
     if config.backend not in ("torch", "onnx"):
         raise OptionError(E_BACKEND.format(backend=config.backend))
@@ -115,22 +111,13 @@ def check_options(config: ScorerConfig) -> None:
     unused = [
         ("prefilter_model", "prefilter='embedding'", config.prefilter != "embedding"),
         ("spacy_model", "granularity='clause'", config.granularity != "clause"),
+        ("onnx_quantize", "backend='onnx'", config.backend != "onnx"),
     ]
     for name, needs, alone in unused:
-        if getattr(config, name) is not None and alone:
+        value = getattr(config, name)
+        if alone and value not in (None, True):  # onnx_quantize's default is True
             fix = f"add {needs} or leave {name} out"
-            raise OptionError(
-                E_OPTION_UNUSED.format(name=name, needs=needs, value=getattr(config, name), fix=fix)
-            )
-    if config.onnx_quantize is False and config.backend != "onnx":
-        raise OptionError(
-            E_OPTION_UNUSED.format(
-                name="onnx_quantize",
-                needs="backend='onnx'",
-                value=False,
-                fix="add backend='onnx' or leave onnx_quantize out",
-            )
-        )
+            raise OptionError(E_OPTION_UNUSED.format(name=name, needs=needs, value=value, fix=fix))
     if config.batch_size is not None:
         check_batch_size(config.batch_size)
     if config.label_map is not None:

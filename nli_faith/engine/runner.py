@@ -19,9 +19,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import count, islice
-from numbers import Integral
 from typing import Any
 
+from nli_faith.config import is_whole
 from nli_faith.engine.decide import (
     aggregate,
     claims_of,
@@ -164,7 +164,7 @@ class Runner:
     ) -> Iterator[FaithfulnessResult]:
         """Results of ``records`` in order, ``block_size`` records per model pass; with
         workers, the next block is planned while this one is scored."""
-        if isinstance(block_size, bool) or not isinstance(block_size, Integral) or block_size < 1:
+        if not is_whole(block_size):
             raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
@@ -246,6 +246,6 @@ def usable_cpus() -> int:
 def check_n_process(n_process: object) -> int:
     """``n_process`` if it is a whole number of at least 1, else ``OptionError``; at most
     :func:`usable_cpus` (more planning workers than CPUs only add processes and memory)."""
-    if isinstance(n_process, bool) or not isinstance(n_process, Integral) or n_process < 1:
+    if not is_whole(n_process):
         raise OptionError(E_N_PROCESS.format(n_process=n_process))
     return min(int(n_process), usable_cpus())

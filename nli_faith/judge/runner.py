@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from nli_faith.config import is_whole
 from nli_faith.errors import (
     E_CONCURRENCY,
     E_JUDGE_GAVE_UP,
@@ -142,13 +143,9 @@ MAX_CONCURRENCY, MAX_ATTEMPTS = 1000, 20
 
 def check_options(*, concurrency: Any, max_attempts: Any) -> None:
     """Raise ``OptionError`` unless both are whole numbers from 1 to their bound."""
-
-    def whole(value: Any, most: int) -> bool:
-        return not isinstance(value, bool) and isinstance(value, int) and 1 <= value <= most
-
-    if not whole(concurrency, MAX_CONCURRENCY):
+    if not (is_whole(concurrency) and concurrency <= MAX_CONCURRENCY):
         raise OptionError(E_CONCURRENCY.format(value=concurrency))
-    if not whole(max_attempts, MAX_ATTEMPTS):  # with back-off doubling, 20 tries is hours
+    if not (is_whole(max_attempts) and max_attempts <= MAX_ATTEMPTS):
         raise OptionError(E_MAX_ATTEMPTS.format(value=max_attempts))
 
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nli_faith.config import whole_number
+from nli_faith.config import is_whole, whole_number
 from nli_faith.errors import (
     E_BACKEND,
     E_BATCH_SIZE,
@@ -208,29 +207,20 @@ class NLIModel:
             )
         if not pairs:
             return np.zeros((0, 3), dtype=np.float32)
-        for k, pair in enumerate(pairs):
-            if not (
-                isinstance(pair, (tuple, list))
-                and len(pair) == 2
-                and all(isinstance(t, str) for t in pair)
-            ):
-                raise OptionError(
-                    E_OPTION_TYPE.format(
-                        name=f"pairs[{k}]",
-                        expected="a (premise, hypothesis) pair of strings",
-                        value=pair,
-                    )
-                )
-        self.pairs_predicted += len(pairs)
-        unique: dict[tuple[str, str], int] = {}
-        index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
-        uniq = list(unique)
         batch_size = self.batch_size if batch_size is None else check_batch_size(batch_size)
-        if self.backend == "onnx":
-            ids, types = self._tokens.pair_ids(uniq)
-            lengths = np.array([len(x) for x in ids], dtype=np.int64)
-        else:
-            lengths = np.array(self._tokens.pair_lengths(uniq), dtype=np.int64)
+        try:  # a pair that is not two strings fails here; it is looked for only then
+            unique: dict[tuple[str, str], int] = {}
+            index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
+            uniq = list(unique)
+            if self.backend == "onnx":
+                ids, types = self._tokens.pair_ids(uniq)
+                lengths = np.array([len(x) for x in ids], dtype=np.int64)
+            else:
+                lengths = np.array(self._tokens.pair_lengths(uniq), dtype=np.int64)
+        except (TypeError, ValueError) as err:
+            _name_bad_pair(pairs, err)
+            raise
+        self.pairs_predicted += len(pairs)
         too_long = np.flatnonzero(lengths > self.max_length)
         if len(too_long):
             logger.warning(
@@ -268,7 +258,7 @@ class NLIModel:
 
 def check_batch_size(value: object) -> int:
     """``value`` if it is a whole number of at least 1 (not a bool), else ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+    if not is_whole(value):
         raise OptionError(E_BATCH_SIZE.format(batch_size=value))
     return int(value)
 
@@ -296,3 +286,22 @@ def check_max_length(path: str, tokenizer: Any, max_length: int) -> None:
     from transformers import AutoConfig
 
     _check_positions(max_length, _positions(AutoConfig.from_pretrained(path), tokenizer), path)
+
+
+def _name_bad_pair(pairs: Sequence[Any], err: Exception) -> None:
+    """Raise ``OptionError`` naming the first of ``pairs`` that is not two strings (the
+    cause of ``err``); return if every pair is."""
+    for k, pair in enumerate(pairs):
+        two_strings = (
+            isinstance(pair, (tuple, list))
+            and len(pair) == 2
+            and all(isinstance(t, str) for t in pair)
+        )
+        if not two_strings:
+            raise OptionError(
+                E_OPTION_TYPE.format(
+                    name=f"pairs[{k}]",
+                    expected="a (premise, hypothesis) pair of strings",
+                    value=pair,
+                )
+            ) from err

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 
+from nli_faith.config import is_whole
 from nli_faith.errors import E_PREFILTER, E_PREFILTER_TOP_K, OptionError
 from nli_faith.text.lexical import content_words, overlap_mask
 from nli_faith.text.numerals import extract_numbers
@@ -130,13 +130,18 @@ def select_by_atoms(
     return mask
 
 
+def check_top_k(top_k: object) -> int:
+    """``top_k`` if it is a whole number of at least 1, else ``OptionError`` (E023)."""
+    if not is_whole(top_k):
+        raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
+    return int(top_k)
+
+
 class _Prefilter:
     """Shared selection logic; subclasses say how to compare claims with sentences."""
 
     def __init__(self, *, top_k: int = 3) -> None:
-        if isinstance(top_k, bool) or not isinstance(top_k, Integral) or top_k < 1:
-            raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
-        self.top_k = top_k
+        self.top_k = check_top_k(top_k)
 
     def similarity(self, claims: Sequence[str], texts: Sequence[str]) -> np.ndarray:
         raise NotImplementedError
