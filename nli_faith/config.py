@@ -26,28 +26,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from numbers import Integral
 from typing import Any
 
 from nli_faith.errors import E_WHOLE_NUMBER, OptionError
 from nli_faith.presets import GUARDRAIL
-from nli_faith.records import Limits
+from nli_faith.records import Limits, is_whole
 
 #: Default largest chunk, in tokens: long enough for several sentences, short
 #: enough to stay close to the premise lengths the bundled model was trained on.
 DEFAULT_CHUNK_TOKENS = 256
 #: Share of a claim's content words a chunk must hold to count as contradicting it.
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
-
-
-def is_whole(value: object, least: int = 1) -> bool:
-    """Whether ``value`` is an integer (a numpy one too, never a bool) of at least ``least``.
-
-    Example:
-        >>> is_whole(3), is_whole(True), is_whole(1.5), is_whole(0, least=0)
-        (True, False, False, True)
-    """
-    return isinstance(value, Integral) and not isinstance(value, bool) and value >= least
 
 
 def whole_number(name: str, value: object, *, least: int) -> int:

@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from numbers import Integral
 from typing import Any
 
 from nli_faith.errors import (
@@ -79,6 +80,16 @@ def load_json(text: str | bytes) -> Any:
         raise JSONInputError(f"an integer has more than {digits:,} digits") from None
 
 
+def is_whole(value: object, least: int = 1) -> bool:
+    """Whether ``value`` is an integer (a numpy one too, never a bool) of at least ``least``.
+
+    Example:
+        >>> is_whole(3), is_whole(True), is_whole(1.5), is_whole(0, least=0)
+        (True, False, False, True)
+    """
+    return isinstance(value, Integral) and not isinstance(value, bool) and value >= least
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits on one record; ``None`` turns a limit off.
@@ -102,8 +113,6 @@ class Limits:
     max_claims: int | None = 500  # checked after splitting, by the scorer
 
     def __post_init__(self) -> None:
-        from nli_faith.config import is_whole  # config imports this module
-
         for name in ("max_response_chars", "max_context_chars", "max_documents", "max_claims"):
             value = getattr(self, name)
             if value is not None and not is_whole(value):

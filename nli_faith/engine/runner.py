@@ -21,7 +21,6 @@ from functools import partial
 from itertools import count, islice
 from typing import Any
 
-from nli_faith.config import is_whole
 from nli_faith.engine.decide import (
     aggregate,
     claims_of,
@@ -34,7 +33,7 @@ from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import Planned, plan_claims, plan_record, plan_response
 from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS, OptionError
-from nli_faith.records import Record
+from nli_faith.records import Record, is_whole
 from nli_faith.results import FaithfulnessResult
 
 

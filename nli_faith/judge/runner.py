@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from nli_faith.config import is_whole
 from nli_faith.errors import (
     E_CONCURRENCY,
     E_JUDGE_GAVE_UP,
@@ -38,6 +37,7 @@ from nli_faith.judge.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
 from nli_faith.judge.items import JudgeItem
 from nli_faith.judge.merge import Outcome
 from nli_faith.judge.prompt import JudgeReply, normalize_verdict
+from nli_faith.records import is_whole
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nli_faith.config import is_whole, whole_number
+from nli_faith.config import whole_number
 from nli_faith.errors import (
     E_BACKEND,
     E_BATCH_SIZE,
@@ -33,6 +33,7 @@ from nli_faith.nli.labels import LabelMap
 from nli_faith.nli.registry import known_names, resolve_model
 from nli_faith.nli.threads import cpu_threads, usable_cores  # noqa: F401 - re-exported
 from nli_faith.nli.tokens import PairEncoder
+from nli_faith.records import is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nli_faith.config import is_whole
 from nli_faith.errors import E_PREFILTER, E_PREFILTER_TOP_K, OptionError
+from nli_faith.records import is_whole
 from nli_faith.text.lexical import content_words, overlap_mask
 from nli_faith.text.numerals import extract_numbers
 
