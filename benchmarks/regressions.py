@@ -26,6 +26,7 @@ def add_arguments(p, name: str) -> None:
     if name == "evidence_cases":
         p.add_argument("--backend", choices=("torch", "onnx-fp32", "onnx"), default="onnx-fp32")
         p.add_argument("--only", default="", help="comma-separated mechanisms (default: all)")
+        p.add_argument("--model", default="default", help="registry name, folder or hub id")
     elif name == "fuzz":
         p.add_argument("--n", type=int, default=1000, help="records to generate")
         p.add_argument("--seed", type=int, default=0)
@@ -56,7 +57,10 @@ def _evidence(args, bench) -> Outcome:
     from tests.suites.evidence_cases import CASES, render_markdown, run_evidence_cases, summarize
 
     transformers.logging.set_verbosity_warning()
+    from tests.suites.edge_cases import run_edge_cases
+
     scorer = FaithfulnessScorer(
+        args.model,
         device="cpu",
         backend="torch" if args.backend == "torch" else "onnx",
         onnx_quantize=args.backend != "onnx-fp32",  # int8 for "onnx"; unused with torch
@@ -65,11 +69,25 @@ def _evidence(args, bench) -> Outcome:
     cases = [c for c in CASES if not only or c.mechanism in only]
     rows = bench.timed("all cases", lambda: run_evidence_cases(scorer, cases))
     s = summarize(rows)
+    mission = run_edge_cases(scorer)
+    passed = sum(m["passed"] for m in mission)
     body = render_markdown(rows).split("\n", 2)[2]  # its own heading is the page's
+    failed = ", ".join(m["case"] for m in mission if not m["passed"]) or "none"
     return Outcome(
-        body=f"Backend {args.backend}.\n\n{body}",
-        figures={"cases passed": f"{s['passed']} / {s['n']}"},
-        data={"backend": args.backend, "summary": s, "cases": rows},
+        body=f"Model `{args.model}`, backend {args.backend}.\n\n{body}\n"
+        f"Mission edge cases (`tests/suites/edge_cases.py`): **{passed} / {len(mission)} "
+        f"passed** (failed: {failed}).\n",
+        figures={
+            "cases passed": f"{s['passed']} / {s['n']}",
+            "mission cases passed": f"{passed} / {len(mission)}",
+        },
+        data={
+            "backend": args.backend,
+            "model": args.model,
+            "summary": s,
+            "cases": rows,
+            "mission": mission,
+        },  # fmt: skip
     )
 
 
