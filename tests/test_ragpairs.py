@@ -108,9 +108,8 @@ def test_extrinsic_pairs_add_a_detail_the_window_lacks_or_cut_one_it_holds(pairs
     for p in made:
         if p.kind == "rag_added":  # the claim says something the premise does not
             assert p.label == "neutral" and words(p.hypothesis) - words(p.premise)
-        else:  # every word of the shorter claim is in the premise, in the same order
+        else:  # a shorter claim: every word of it is in the premise
             assert p.label == "entailment" and words(p.hypothesis) <= words(p.premise)
-            assert p.hypothesis.rstrip(".") not in p.premise or len(p.hypothesis) < 60
     assert made == extrinsic_pairs(maker, DOCS * 3, seed=4, per_doc=4)  # seeded
 
 

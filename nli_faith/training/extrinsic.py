@@ -76,7 +76,7 @@ def harvest(parsed) -> dict[str, list[str]]:
             if tok.dep_ == "prep" and tok.head.pos_ in {"VERB", "AUX"}:
                 span = doc[tok.left_edge.i : tok.right_edge.i + 1]
                 labels = {t.ent_type_ for t in span} & _PP_ENTS
-                if _clean(span) and labels:
+                if _clean(span) and labels and span[0] == tok:  # the phrase opens with it
                     graft = tok.text.lower() + span.text[len(tok.text) :]
                     pools["pp"].extend((graft, label) for label in sorted(labels))
             elif tok.dep_ == "appos" and tok.head.ent_type_ in _APPOS_HEADS:
