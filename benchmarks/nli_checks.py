@@ -7,7 +7,10 @@ torch): accuracy on ``nli/eval/snli_test.jsonl`` (3-way) and
 ``nli/eval/mnli_binary_dev.jsonl`` (entailment against the rest), and the share of the
 held-out synthetic number and entity swaps predicted as contradiction. The swaps are
 made as the bundled model's training made its held-out set: the same seeded 1,500
-premises of ``nli/train``, which that model never trained on (:mod:`nli_faith.training.rows`).
+premises of ``nli/train``, which the bundled model never trained on
+(:mod:`nli_faith.training.rows`; a task-shaped fine-tune's NLI slice may hold a few of them,
+never their swapped claims);
+the number rules have widened since that run, so the pairs differ slightly from its own file.
 These are the no-forgetting checks a task-shaped fine-tune must pass.
 """
 

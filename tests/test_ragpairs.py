@@ -131,6 +131,22 @@ def test_added_and_trimmed_details_leave_negated_claims_alone():
     assert trim_detail(claim, rng) == "Laura Chen approved the budget."
     negated = nlp("Laura Chen did not approve the budget on Monday.")
     assert add_detail(negated, pools, "", rng) is None and trim_detail(negated, rng) is None
+    # a condition is no detail: without it the claim is not supported
+    for conditional in (
+        "If the payment is late, a fee of 20 dollars is charged to the customer.",
+        "Once the form is approved, the bank transfers the money to the account.",
+        "The store charges a fee for late returns of rented films.",
+    ):
+        assert trim_detail(nlp(conditional), rng) is None
+    # a clause that is asserted may go; a phrase between two commas takes both with it
+    after = nlp("After the storm passed, residents of the town returned to their homes.")
+    assert trim_detail(after, rng) == "Residents of the town returned to their homes."
+    commas = nlp("The company, in 2019, opened a new plant in Ohio.")
+    cut = {trim_detail(commas, random.Random(i)) for i in range(8)}
+    assert cut == {
+        "The company opened a new plant in Ohio.",
+        "The company, in 2019, opened a new plant.",
+    }
 
 
 def test_p_gold_and_the_selection_split():

@@ -7,12 +7,14 @@ the support and grow the claim, so a model cannot pass them on shared words alon
 
 - ``rag_added`` (neutral): the claim with a prepositional phrase that holds a date, place,
   organisation or number, or an appositive after a person's or organisation's name, taken
-  from *another* document, against the window that holds the original sentence. The added
-  words are checked to be absent from the premise.
+  from the same document outside the window (or, when it has none, from another
+  document), against the window that holds the original sentence. The graft must bring
+  at least one content word the window lacks, and its text must not be in the window.
 - ``rag_trimmed`` (entailment): the claim with an optional part cut away (an appositive, a
-  non-restrictive relative clause, a prepositional phrase or an opening adverbial clause
-  of the main verb), against the same window: saying less is still supported. Claims with
-  a negation or a quantifier are left alone (cutting there can change the meaning).
+  non-restrictive relative clause, a place or time phrase of the main verb, or an opening
+  "after / because / although ..." clause), against the same window: saying less is still
+  supported. Claims with a negation or a quantifier are left
+  alone, and so are conditions ("if", "when", "for orders over ...").
 
 ``extrinsic_pairs(maker, docs, seed=...)`` takes a
 :class:`~nli_faith.training.ragpairs.RagPairMaker` for its chunker and makes its own parse.
@@ -38,7 +40,12 @@ _SCOPE = frozenset(
 )
 #: Sentences of a document parsed as donors of grafts.
 _DONORS = 60
-_CUT_PREPS = frozenset({"in", "on", "at", "during", "after", "before", "since", "for", "with"})
+#: Prepositions of place and time whose phrase can go ("sells cars in Ohio" -> "sells cars");
+#: "for" and "with" often carry a condition ("free for orders over $50") and stay.
+_CUT_PREPS = frozenset({"in", "on", "at", "during"})
+#: Openers after which the main clause is still asserted ("After X, Y" says Y); "if", "when",
+#: "once" and "until" make it a condition, and their clause stays.
+_ASSERTING = frozenset({"after", "because", "although", "though", "while", "since", "as"})
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "a an the of to in on at for and or but is are was were be been it its this that with as by "
@@ -166,9 +173,15 @@ def trim_detail(sent, rng: random.Random) -> str | None:
             and tok.head.lemma_ != "be"
             and tok.lower_ in _CUT_PREPS
         ):
-            cuts.append((lo - (lo > sent.start and sent.doc[lo - 1].text == ","), hi))
+            after = hi < sent.end and sent.doc[hi].text == ","
+            before = lo > sent.start and sent.doc[lo - 1].text == ","
+            if after and (before or lo == sent.start):  # ", in 2019," or "In 2019, ..."
+                cuts.append((lo - before, hi + 1))
+            else:
+                cuts.append((lo - before, hi))
         elif tok.dep_ == "advcl" and tok.head.dep_ == "ROOT" and lo == sent.start:
-            if hi < sent.end and sent.doc[hi].text == ",":
+            marks = {c.lower_ for c in tok.children if c.dep_ == "mark"}
+            if marks and marks <= _ASSERTING and hi < sent.end and sent.doc[hi].text == ",":
                 cuts.append((lo, hi + 1))
     rng.shuffle(cuts)
     for lo, hi in cuts:

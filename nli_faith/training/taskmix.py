@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         "--extrinsic",
         type=int,
         default=0,
-        help="claims per document grown by a detail from another document (neutral) and cut "
+        help="claims per document grown by a detail from elsewhere (neutral) and cut "
         "shorter (entailment); see nli_faith.training.extrinsic",
     )
     ap.add_argument(
