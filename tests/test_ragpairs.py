@@ -67,7 +67,7 @@ def test_labels_follow_how_the_pair_was_made(pairs):
 
 
 def test_in_document_confusions_reuse_the_documents_own_words(pairs):
-    from nli_faith.training.confusions import confusion_pairs
+    from nli_faith.training.confusion_pairs import confusion_pairs
 
     _, maker = pairs
     doc = SourceDoc(

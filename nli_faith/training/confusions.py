@@ -24,107 +24,12 @@ import json
 import logging
 import random
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
-from nli_faith.training.synthetic import _SWAP_ENTS, SyntheticPair
+from nli_faith.training.confusion_pairs import confusion_pairs
 
 logger = logging.getLogger(__name__)
-
-_VERB_POS = frozenset({"VERB", "AUX"})
-
-
-_FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
-
-
-def _subject_end(sent) -> int | None:
-    """Index of the first verb of a tagged sentence, when it is finite and a subject of 1-8
-    tokens that opens with no conjunction or quote precedes it."""
-    if not len(sent) or sent[0].pos_ in {"SCONJ", "CCONJ", "PUNCT", "ADV"}:
-        return None
-    for i, tok in enumerate(sent):
-        if tok.pos_ in _VERB_POS:
-            return i if 1 <= i <= 8 and tok.tag_ in _FINITE else None
-    return None
-
-
-def _local_swap(sent, doc_ents: dict[str, list[str]], rng: random.Random) -> str | None:
-    """The sentence with one entity replaced by another of its type from the same document."""
-    text = sent.text
-    ents = [e for e in sent.ents if e.label_ in _SWAP_ENTS]
-    rng.shuffle(ents)
-    for ent in ents:
-        own = ent.text.lower()
-        others = [
-            o
-            for o in doc_ents.get(ent.label_, ())
-            if o.lower() not in text.lower() and own not in o.lower() and o.lower() not in own
-        ]
-        if others:
-            other = rng.choice(sorted(set(others)))
-            i, j = ent.start_char - sent.start_char, ent.end_char - sent.start_char
-            return text[:i] + other + text[j:]
-    return None
-
-
-def _splice(a, b) -> str | None:
-    """Subject of ``a`` + predicate of ``b``, when both have a short subject and they differ."""
-    ia, ib = _subject_end(a), _subject_end(b)
-    if ia is None or ib is None:
-        return None
-    subj_a, subj_b = a[:ia].text.strip(), b[:ib].text.strip()
-    if subj_a.lower() == subj_b.lower() or subj_a.lower() in {"it", "he", "she", "they"}:
-        return None
-    pred = b[ib:].text.strip()
-    if len(pred.split()) < 4:
-        return None
-    return f"{subj_a} {pred}"
-
-
-def confusion_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[SyntheticPair]:
-    """Local entity swaps and spliced sentences for ``docs`` (``SourceDoc``), premise = window.
-
-    ``maker`` is a :class:`~nli_faith.training.ragpairs.RagPairMaker` (its chunker and tagger).
-    """
-    from nli_faith.training.ragpairs import _as_claim, _contains, _is_prose, _windows_of
-
-    rng = random.Random(seed)
-    out: list[SyntheticPair] = []
-    for doc in docs:
-        src = f"rag_{doc.task_type.lower()}"
-        chunks = maker.chunks(doc)
-        sents = [c for c in chunks if not any(_contains(c, o) for o in chunks)]
-        prose = [
-            s
-            for s in sents
-            if _as_claim(s) and _is_prose(s, doc.context[s.doc_index]) and _windows_of(s, chunks)
-        ]
-        if not prose:
-            continue
-        tagged = dict(zip((s.text for s in prose), maker.nlp.pipe([s.text for s in prose])))
-        doc_ents: dict[str, list[str]] = defaultdict(list)
-        for d in tagged.values():
-            for e in d.ents:
-                doc_ents[e.label_].append(e.text)
-        picks = rng.sample(prose, min(per_doc, len(prose)))
-        for s in picks:
-            span = next(iter(tagged[s.text].sents), None)
-            wrong = _local_swap(span, doc_ents, rng) if span is not None else None
-            if wrong and wrong != s.text:
-                window = rng.choice(_windows_of(s, chunks))
-                out.append(
-                    SyntheticPair(window.text, wrong, "contradiction", "rag_entity_local", src)
-                )
-        windows = [c for c in chunks if sum(_contains(c, s) for s in prose) >= 2]
-        for w in rng.sample(windows, min(per_doc, len(windows))):
-            inside = [s for s in prose if _contains(w, s)]
-            a, b = rng.sample(inside, 2)
-            sa = next(iter(tagged[a.text].sents), None)
-            sb = next(iter(tagged[b.text].sents), None)
-            spliced = _splice(sa, sb) if sa is not None and sb is not None else None
-            if spliced and spliced not in w.text:
-                out.append(SyntheticPair(w.text, spliced, "neutral", "rag_spliced", src))
-    return out
 
 
 def build(args: argparse.Namespace) -> dict:

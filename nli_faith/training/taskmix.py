@@ -213,7 +213,7 @@ def build(args: argparse.Namespace) -> dict:
             made = extrinsic_pairs(maker, docs, seed=args.seed + seed, per_doc=args.extrinsic)
             rows.extend(_row(p) for p in made)
     if args.confusions:
-        from nli_faith.training.confusions import confusion_pairs
+        from nli_faith.training.confusion_pairs import confusion_pairs
 
         for docs, rows, seed in ((train_docs, train_rows, 51), (dev_docs, dev_rows, 52)):
             made = confusion_pairs(maker, docs, seed=args.seed + seed, per_doc=args.confusions)
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="in-document entity swaps and spliced sentences per document (nli_faith.training."
-        "confusions), mined with the others",
+        "confusion_pairs), mined with the others",
     )
     ap.add_argument("--nli", type=int, default=9000, help="rows of nli/train + train-extra")
     ap.add_argument("--musique", type=int, default=400, help="CG2C-MuSiQue negatives")
