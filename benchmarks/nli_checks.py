@@ -17,7 +17,6 @@ These are the no-forgetting checks a task-shaped fine-tune must pass.
 from __future__ import annotations
 
 import json
-import random
 import tempfile
 import time
 from pathlib import Path
@@ -33,13 +32,12 @@ HELD_PREMISES = 1500
 def heldout_swaps(data: Path) -> list[dict]:
     """The held-out synthetic pairs, regenerated as ``nli-faith train --synthetic`` made them."""
     from nli_faith.training.data import read_nli_jsonl
+    from nli_faith.training.rows import heldout_premises
     from nli_faith.training.synthetic import generate
 
     rows = [r for path in sorted((data / "nli" / "train").glob("*.jsonl"))
             for r in read_nli_jsonl(path)]  # fmt: skip
-    premises = sorted({r.premise for r in rows if 3 <= len(r.premise.split()) <= 80})
-    random.Random(SYNTHETIC_SEED).shuffle(premises)
-    held = premises[: min(HELD_PREMISES, len(premises) // 20)]
+    held, _ = heldout_premises(rows, seed=SYNTHETIC_SEED, n_held=HELD_PREMISES)
     return [
         {"premise": p.premise, "hypothesis": p.hypothesis, "label": p.label, "kind": p.kind,
          "source": p.source}

@@ -54,11 +54,10 @@ def _evidence(args, bench) -> Outcome:
     import transformers
 
     from nli_faith.scorer import FaithfulnessScorer
+    from tests.suites.edge_cases import run_edge_cases
     from tests.suites.evidence_cases import CASES, render_markdown, run_evidence_cases, summarize
 
     transformers.logging.set_verbosity_warning()
-    from tests.suites.edge_cases import run_edge_cases
-
     scorer = FaithfulnessScorer(
         args.model,
         device="cpu",
@@ -87,7 +86,7 @@ def _evidence(args, bench) -> Outcome:
             "summary": s,
             "cases": rows,
             "mission": mission,
-        },  # fmt: skip
+        },
     )
 
 

@@ -68,19 +68,14 @@ def confusion_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[Synthet
 
     ``maker`` is a :class:`~nli_faith.training.ragpairs.RagPairMaker` (its chunker and tagger).
     """
-    from nli_faith.training.ragpairs import _as_claim, _contains, _is_prose, _windows_of
+    from nli_faith.training.ragpairs import _contains, _prose_claims, _sentences, _windows_of
 
     rng = random.Random(seed)
     out: list[SyntheticPair] = []
     for doc in docs:
         src = f"rag_{doc.task_type.lower()}"
         chunks = maker.chunks(doc)
-        sents = [c for c in chunks if not any(_contains(c, o) for o in chunks)]
-        prose = [
-            s
-            for s in sents
-            if _as_claim(s) and _is_prose(s, doc.context[s.doc_index]) and _windows_of(s, chunks)
-        ]
+        prose = [s for s in _prose_claims(doc, _sentences(chunks)) if _windows_of(s, chunks)]
         if not prose:
             continue
         tagged = dict(zip((s.text for s in prose), maker.nlp.pipe([s.text for s in prose])))

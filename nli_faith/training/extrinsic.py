@@ -26,6 +26,7 @@ import random
 import re
 from collections import defaultdict
 
+from nli_faith.training.ragpairs import _words as _content
 from nli_faith.training.synthetic import SyntheticPair
 
 _PP_ENTS = frozenset(
@@ -46,15 +47,11 @@ _CUT_PREPS = frozenset({"in", "on", "at", "during"})
 #: Openers after which the main clause is still asserted ("After X, Y" says Y); "if", "when",
 #: "once" and "until" make it a condition, and their clause stays.
 _ASSERTING = frozenset({"after", "because", "although", "though", "while", "since", "as"})
-_WORD_RE = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    "a an the of to in on at for and or but is are was were be been it its this that with as by "
-    "from he she they his her their has have had".split()
-)
 
 
-def _content(text: str) -> set[str]:
-    return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
+def _span(sent):
+    """A parsed claim as a Span (a Doc reads as its whole span)."""
+    return sent if hasattr(sent, "start") else sent[:]
 
 
 def _scoped(sent) -> bool:
@@ -108,7 +105,7 @@ def add_detail(sent, pools: dict[str, list], premise: str, rng: random.Random) -
     >>> add_detail(nlp("Maria Lopez opened a bakery in May."), pools, "", random.Random(0)) is None
     True
     """
-    sent = sent[:] if not hasattr(sent, "start") else sent  # a Doc reads as its whole span
+    sent = _span(sent)
     text = sent.text.strip()
     if not text or text[-1] not in ".!?" or _scoped(sent):  # "not in London" is entailed
         return None
@@ -157,31 +154,27 @@ def trim_detail(sent, rng: random.Random) -> str | None:
     >>> trim_detail(nlp("Maria Lopez, a retired teacher, opened a bakery."), random.Random(0))
     'Maria Lopez opened a bakery.'
     """
-    sent = sent[:] if not hasattr(sent, "start") else sent
+    sent = _span(sent)
     if _scoped(sent):
         return None
     cuts = []
     for tok in sent:
         lo, hi = tok.left_edge.i, tok.right_edge.i + 1
-        if tok.dep_ == "appos" and lo > sent.start and sent.doc[lo - 1].text == ",":
-            cuts.append((lo - 1, hi + (hi < sent.end and sent.doc[hi].text == ",")))
-        elif tok.dep_ == "relcl" and lo > sent.start and sent.doc[lo - 1].text == ",":
-            cuts.append((lo - 1, hi + (hi < sent.end and sent.doc[hi].text == ",")))
+        before = lo > sent.start and sent.doc[lo - 1].text == ","
+        after = hi < sent.end and sent.doc[hi].text == ","
+        if tok.dep_ in ("appos", "relcl") and before:  # ", a retired teacher," / ", which ...,"
+            cuts.append((lo - 1, hi + after))
         elif (
             tok.dep_ == "prep"
             and tok.head.dep_ == "ROOT"
             and tok.head.lemma_ != "be"
             and tok.lower_ in _CUT_PREPS
         ):
-            after = hi < sent.end and sent.doc[hi].text == ","
-            before = lo > sent.start and sent.doc[lo - 1].text == ","
-            if after and (before or lo == sent.start):  # ", in 2019," or "In 2019, ..."
-                cuts.append((lo - before, hi + 1))
-            else:
-                cuts.append((lo - before, hi))
+            # ", in 2019," and "In 2019, ..." take their commas; " in Ohio." its words
+            cuts.append((lo - before, hi + (after and (before or lo == sent.start))))
         elif tok.dep_ == "advcl" and tok.head.dep_ == "ROOT" and lo == sent.start:
             marks = {c.lower_ for c in tok.children if c.dep_ == "mark"}
-            if marks and marks <= _ASSERTING and hi < sent.end and sent.doc[hi].text == ",":
+            if marks and marks <= _ASSERTING and after:
                 cuts.append((lo, hi + 1))
     rng.shuffle(cuts)
     for lo, hi in cuts:
@@ -203,15 +196,14 @@ def extrinsic_pairs(
     """
     import spacy
 
-    from nli_faith.training.ragpairs import _as_claim, _contains, _is_prose, _windows_of
+    from nli_faith.training.ragpairs import _contains, _prose_claims, _sentences, _windows_of
 
     nlp = spacy.load(spacy_model, exclude=["lemmatizer"])
     rng = random.Random(seed)
     plans = []
     for doc in docs:
         chunks = maker.chunks(doc)
-        sents = [c for c in chunks if not any(_contains(c, o) for o in chunks)]
-        prose = [s for s in sents if _as_claim(s) and _is_prose(s, doc.context[s.doc_index])]
+        prose = _prose_claims(doc, _sentences(chunks))
         usable = [s for s in prose if _windows_of(s, chunks)]
         picks = rng.sample(usable, min(per_doc, len(usable)))
         plans.append((doc, chunks, picks, prose[:_DONORS]))

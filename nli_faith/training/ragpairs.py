@@ -129,6 +129,16 @@ def _as_claim(chunk: Chunk) -> str | None:
     return text
 
 
+def _sentences(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """The chunks that hold no other chunk: a document's sentences (or record fields)."""
+    return [c for c in chunks if not any(_contains(c, o) for o in chunks)]
+
+
+def _prose_claims(doc: SourceDoc, sents: Sequence[Chunk]) -> list[Chunk]:
+    """The sentences that read as claims and as written (no linearised record field)."""
+    return [s for s in sents if _as_claim(s) and _is_prose(s, doc.context[s.doc_index])]
+
+
 def _windows_of(sent: Chunk, chunks: Sequence[Chunk]) -> list[Chunk]:
     """Windows around a sentence that also hold its words (a record's field is read anew)."""
     words = _words(sent.text)
@@ -166,7 +176,7 @@ class RagPairMaker:
         plans = []
         for doc in docs:
             chunks = self.chunks(doc)
-            sents = [c for c in chunks if not any(_contains(c, o) for o in chunks)]
+            sents = _sentences(chunks)
             usable = [(s, _as_claim(s)) for s in sents]
             usable = [(s, t) for s, t in usable if t and _windows_of(s, chunks)]
             rng.shuffle(usable)

@@ -22,6 +22,17 @@ def _key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
+def heldout_premises(
+    rows: list[NLIExample], *, seed: int, n_held: int
+) -> tuple[list[str], list[str]]:
+    """The synthetic generator's premises split into (held out, rest), seeded: ``--synthetic``
+    trains on the rest and evaluates on swaps made from the held-out ones."""
+    premises = sorted({r.premise for r in rows if 3 <= len(r.premise.split()) <= 80})
+    random.Random(seed).shuffle(premises)
+    n = min(n_held, len(premises) // 20)
+    return premises[:n], premises[n:]
+
+
 def _synthetic_sets(cfg: TrainConfig, rows: list[NLIExample]) -> tuple[Path, Path, set[str]]:
     """Generate (or reuse) synthetic train and held-out files; return held-out premise keys."""
     from .synthetic import generate, write_jsonl
@@ -33,12 +44,10 @@ def _synthetic_sets(cfg: TrainConfig, rows: list[NLIExample]) -> tuple[Path, Pat
         out / "heldout_premises.json",
     )
     if not (train_path.exists() and held_path.exists() and keys_path.exists()):
-        rng = random.Random(cfg.synthetic_seed)
-        premises = sorted({r.premise for r in rows if 3 <= len(r.premise.split()) <= 80})
-        rng.shuffle(premises)
-        n_held = min(cfg.synthetic_heldout_premises, len(premises) // 20)
-        held, rest = premises[:n_held], premises[n_held:]
-        logger.info("generating synthetic pairs from %d premises", len(premises))
+        held, rest = heldout_premises(
+            rows, seed=cfg.synthetic_seed, n_held=cfg.synthetic_heldout_premises
+        )
+        logger.info("generating synthetic pairs from %d premises", len(held) + len(rest))
         write_jsonl(
             generate(held, seed=cfg.synthetic_seed + 1, spacy_model=cfg.spacy_model), held_path
         )

@@ -190,6 +190,8 @@ def pick_documents(
 def build(args: argparse.Namespace) -> dict:
     from nli_faith import FaithfulnessScorer
     from nli_faith.nli.model import NLIModel
+    from nli_faith.training.confusion_pairs import confusion_pairs
+    from nli_faith.training.extrinsic import extrinsic_pairs
     from nli_faith.training.multifact import conjunction_pairs, summary_pairs
     from nli_faith.training.ragpairs import RagPairMaker
     from nli_faith.training.structured import structured_pairs
@@ -206,18 +208,14 @@ def build(args: argparse.Namespace) -> dict:
     maker = RagPairMaker(FaithfulnessScorer(args.miner))
     train_rows = [_row(p) for p in maker.make(train_docs, seed=args.seed, per_doc=args.per_doc)]
     dev_rows = [_row(p) for p in maker.make(dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
-    if args.extrinsic:
-        from nli_faith.training.extrinsic import extrinsic_pairs
-
-        for docs, rows, seed in ((train_docs, train_rows, 41), (dev_docs, dev_rows, 42)):
-            made = extrinsic_pairs(maker, docs, seed=args.seed + seed, per_doc=args.extrinsic)
-            rows.extend(_row(p) for p in made)
-    if args.confusions:
-        from nli_faith.training.confusion_pairs import confusion_pairs
-
-        for docs, rows, seed in ((train_docs, train_rows, 51), (dev_docs, dev_rows, 52)):
-            made = confusion_pairs(maker, docs, seed=args.seed + seed, per_doc=args.confusions)
-            rows.extend(_row(p) for p in made)
+    for per_doc, make, offset in (
+        (args.extrinsic, extrinsic_pairs, 41),
+        (args.confusions, confusion_pairs, 51),
+    ):
+        for docs, rows, k in ((train_docs, train_rows, 0), (dev_docs, dev_rows, 1)):
+            if per_doc:
+                made = make(maker, docs, seed=args.seed + offset + k, per_doc=per_doc)
+                rows.extend(_row(p) for p in made)
     logger.info(
         "rag pairs: %d train, %d dev (%.0f s)", len(train_rows), len(dev_rows), time.time() - t0
     )
