@@ -9,8 +9,8 @@ held-out synthetic number and entity swaps predicted as contradiction. The swaps
 made as the bundled model's training made its held-out set: the same seeded 1,500
 premises of ``nli/train``, which the bundled model never trained on
 (:mod:`nli_faith.training.rows`; a task-shaped fine-tune's NLI slice may hold a few of them,
-never their swapped claims);
-the number rules have widened since that run, so the pairs differ slightly from its own file.
+never their swapped claims). The number rules have widened since that run, so the pairs
+differ slightly from its own file.
 These are the no-forgetting checks a task-shaped fine-tune must pass.
 """
 

@@ -14,8 +14,6 @@ from collections import defaultdict
 from nli_faith.training.synthetic import _SWAP_ENTS, SyntheticPair
 
 _VERB_POS = frozenset({"VERB", "AUX"})
-
-
 _FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
 
 

@@ -212,10 +212,11 @@ def build(args: argparse.Namespace) -> dict:
         (args.extrinsic, extrinsic_pairs, 41),
         (args.confusions, confusion_pairs, 51),
     ):
+        if not per_doc:
+            continue
         for docs, rows, k in ((train_docs, train_rows, 0), (dev_docs, dev_rows, 1)):
-            if per_doc:
-                made = make(maker, docs, seed=args.seed + offset + k, per_doc=per_doc)
-                rows.extend(_row(p) for p in made)
+            made = make(maker, docs, seed=args.seed + offset + k, per_doc=per_doc)
+            rows.extend(_row(p) for p in made)
     logger.info(
         "rag pairs: %d train, %d dev (%.0f s)", len(train_rows), len(dev_rows), time.time() - t0
     )
