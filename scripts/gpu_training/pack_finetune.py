@@ -45,14 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", default=Path(".carry"), type=Path)
     ap.add_argument("--max-premise-words", type=int, default=220)
     ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument("--nli-rows", type=int, help="keep only the first N shuffled rows")
+    ap.add_argument("--name", default="data.tar.xz", help="the archive's file name")
     args = ap.parse_args(argv)
     stage = args.output / "data"
     stage.mkdir(parents=True, exist_ok=True)
-    rows = nli_rows(args.data, args.max_premise_words, args.seed)
+    rows = nli_rows(args.data, args.max_premise_words, args.seed)[: args.nli_rows]
     (stage / "nli_all.jsonl").write_text("".join(rows), encoding="utf-8")
     for name in MIX_FILES:
         (stage / name).write_bytes((args.mix / name).read_bytes())
-    target = args.output / "data.tar.xz"
+    target = args.output / args.name
     with tarfile.open(target, "w:xz") as tar:
         tar.add(stage, arcname="data")
     print(f"{len(rows)} NLI rows; wrote {target} ({target.stat().st_size / 2**20:.1f} MiB)")
