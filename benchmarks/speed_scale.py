@@ -183,6 +183,28 @@ def _ray(b) -> dict[str, Any]:
     return out
 
 
+def bare_forwards(sc, pairs: list, batch: int, device: str):
+    """A call that runs the scorer's model alone over ``pairs``, tokenized and padded first."""
+    import torch
+
+    from .speed_common import padded_batches
+
+    model = sc.nli.torch_model
+    batches = [
+        {k: torch.from_numpy(v).to(device) for k, v in p.items()}
+        for p in padded_batches(sc.nli, pairs, batch)
+    ]
+
+    def bare() -> None:
+        with torch.inference_mode():
+            for x in batches:
+                model(**x).logits  # noqa: B018
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+
+    return bare
+
+
 def _gpu_end_to_end(b) -> dict[str, Any]:
     import torch
 
@@ -191,7 +213,6 @@ def _gpu_end_to_end(b) -> dict[str, Any]:
     from nli_faith.scorer import FaithfulnessScorer
 
     from .speed import _unique_pairs
-    from .speed_common import padded_batches
     from .speed_inputs import workload_records
 
     records = workload_records(b.data_dir, 2 if b.quick else b.args.workload_per_set)
@@ -199,18 +220,7 @@ def _gpu_end_to_end(b) -> dict[str, Any]:
     for batch in (256, 512):
         sc = FaithfulnessScorer(device="cuda", batch_size=batch)
         pairs, _ = _unique_pairs(sc, records)
-        model = sc.nli.torch_model
-        batches = [
-            {k: torch.from_numpy(v).to("cuda") for k, v in p.items()}
-            for p in padded_batches(sc.nli, pairs, batch)
-        ]
-
-        def bare(model=model, batches=batches) -> None:
-            with torch.inference_mode():
-                for x in batches:
-                    model(**x).logits  # noqa: B018
-            torch.cuda.synchronize()
-
+        bare = bare_forwards(sc, pairs, batch, "cuda")
         bare()
         sc.score_batch(records[:10])
         t_bare = median(timed(bare)[0] for _ in range(3))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 import traceback
@@ -29,24 +28,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def _versions() -> dict:
-    from importlib import metadata
-
-    out = {"python": platform.python_version()}
-    for name in ("torch", "transformers", "sentence-transformers", "spacy", "pydantic", "numpy"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
-
-
-def _timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
 def _drain(sc, records: list, block: int, n: int) -> None:
     for _ in sc.score_stream(records, block_size=block, n_process=n):
         pass
@@ -54,43 +35,29 @@ def _drain(sc, records: list, block: int, n: int) -> None:
 
 def workers_rows(data: Path, per_set: int, workers: list[int], batch: int, device: str) -> dict:
     """score_batch and score_stream pairs/s with N planning workers, against bare forwards."""
-    import statistics
-
-    import torch
-
     from benchmarks.speed import _unique_pairs
-    from benchmarks.speed_common import padded_batches
+    from benchmarks.speed_common import median, timed
     from benchmarks.speed_inputs import workload_records
+    from benchmarks.speed_scale import bare_forwards
     from nli_faith.scorer import FaithfulnessScorer
 
     records = workload_records(data, per_set)
     sc = FaithfulnessScorer(device=device, batch_size=batch)
     pairs, _ = _unique_pairs(sc, records)
-    model = sc.nli.torch_model
-    batches = [
-        {k: torch.from_numpy(v).to(device) for k, v in p.items()}
-        for p in padded_batches(sc.nli, pairs, batch)
-    ]
+    bare = bare_forwards(sc, pairs, batch, device)
 
-    def bare() -> None:
-        with torch.inference_mode():
-            for x in batches:
-                model(**x).logits  # noqa: B018
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-
-    def median(fn) -> float:
-        return statistics.median(_timed(fn) for _ in range(3))
+    def thrice(fn) -> float:
+        return median(timed(fn)[0] for _ in range(3))
 
     bare()
     sc.score_batch(records[:10])
     out = {"records": len(records), "pairs": len(pairs), "batch_size": batch}
-    out["bare_pairs_per_s"] = round(len(pairs) / median(bare))
+    out["bare_pairs_per_s"] = round(len(pairs) / thrice(bare))
     rows = []
     for n in workers:
-        t_batch = median(lambda n=n: sc.score_batch(records, n_process=n))
+        t_batch = thrice(lambda n=n: sc.score_batch(records, n_process=n))
         for block in (64, 256):
-            t_stream = median(lambda n=n, b=block: _drain(sc, records, b, n))
+            t_stream = thrice(lambda n=n, b=block: _drain(sc, records, b, n))
             row = {
                 "n_process": n,
                 "score_batch_pairs_per_s": round(len(pairs) / t_batch),
@@ -117,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     result: dict = {"workload_per_set": args.per_set, "data_dir": str(args.data)}
     rc = 0
     try:
-        result["versions"] = _versions()
+        from benchmarks.speed_common import versions
+
+        result["versions"] = versions(
+            "torch", "transformers", "sentence-transformers", "spacy", "pydantic", "numpy"
+        )
         import torch
 
         result["cuda_available"] = torch.cuda.is_available()
