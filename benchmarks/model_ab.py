@@ -7,8 +7,14 @@ Each set of ``../shared/data/faithfulness`` is sampled the way ``benchmarks.qual
 and its defaults (fp32 ONNX, the same probabilities as torch) for both models. Per set
 and model: ROC-AUC of the soft and strict scores, and the balanced accuracy of the
 **default decision** (an answer passes when every claim is ``yes``; no threshold is
-tuned), each with a rough standard error. Per-record scores are cached in
-``--cache-dir`` by model fingerprint, so a model already scored is not run again.
+tuned), each with a rough standard error, and the median soft score of the faithful and
+the unfaithful records. Per-record scores are cached in ``--cache-dir`` by model
+fingerprint, so a model already scored is not run again.
+
+``--claims`` also scores every sentence-level gold claim of a set that has them (QAGS) on
+its own against the record's context, as the set ``NAME:claims``: whether a model moves
+the true claims or the wrong ones. ``--data-dir`` may point at any folder with a
+``faithfulness/`` of such files (``python -m nli_faith.training.response_dev`` writes one).
 """
 
 from __future__ import annotations
@@ -102,7 +108,18 @@ def set_figures(recs: list[dict], rows: list[dict]) -> dict:
         "strict_auc": auc_se(y, strict),
         "decision_bacc": balanced(y, passed),
         "decision_flagged_share": float((~passed).mean()),
-    }
+        "median_soft": {"faithful": float(np.median(soft[y == 1])),
+                        "unfaithful": float(np.median(soft[y == 0]))},
+    }  # fmt: skip
+
+
+def claim_records(recs: list[dict]) -> list[dict]:
+    """Each sentence-level gold claim of ``recs`` as a record of its own (same context)."""
+    return [
+        {"id": f"{r['id']}#{i}", "context": r["context"], "response": c["text"],
+         "label": c["label"]}
+        for r in recs for i, c in enumerate(r.get("claims") or ())
+    ]  # fmt: skip
 
 
 def render(result: dict) -> str:
@@ -155,6 +172,12 @@ def add_arguments(ap, name: str) -> None:
     ap.add_argument(
         "--only", choices=("before", "after"), help="score one model only (fills the cache)"
     )
+    ap.add_argument(
+        "--claims",
+        action="store_true",
+        help="also score each sentence-level gold claim on its own (sets that have them, "
+        "as NAME:claims): where a model's ranking of true and wrong claims moves",
+    )
 
 
 def run(args, bench) -> Outcome:
@@ -165,17 +188,19 @@ def run(args, bench) -> Outcome:
     for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         limit = None if name in args.whole.split(",") else args.limit
         recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
-        per = {}
-        for which, model in models.items():
-            if args.only and which != args.only:
-                continue
-            cache = (
-                args.cache_dir
-                / f"{result['models'][which]['fingerprint']}-{name}-{limit or 'all'}.json"
-            )
-            per[which] = set_figures(recs, score_model(model, recs, cache))
-        result["sets"][name] = per
-        print(f"{name}: {json.dumps(per)} ({time.time() - t0:.0f} s)", flush=True)
+        parts = {name: recs}
+        if args.claims and any(r.get("claims") for r in recs):
+            parts[f"{name}:claims"] = claim_records(recs)
+        for part, part_recs in parts.items():
+            per = {}
+            for which, model in models.items():
+                if args.only and which != args.only:
+                    continue
+                fp = result["models"][which]["fingerprint"]
+                cache = args.cache_dir / f"{fp}-{part.replace(':', '-')}-{limit or 'all'}.json"
+                per[which] = set_figures(part_recs, score_model(model, part_recs, cache))
+            result["sets"][part] = per
+            print(f"{part}: {json.dumps(per)} ({time.time() - t0:.0f} s)", flush=True)
     if args.only:
         return Outcome(body=f"Only the {args.only} model was scored (its cache is filled).")
     table = render(result)

@@ -95,6 +95,35 @@ def test_in_document_confusions_reuse_the_documents_own_words(pairs):
     assert made == confusion_pairs(maker, [doc] * 4, seed=5, per_doc=3)
 
 
+def test_garbled_restatements_reuse_the_documents_words_and_are_not_supported(pairs):
+    import re
+
+    from nli_faith.training.confusion_pairs import GARBLED_KINDS, garbled_pairs
+
+    _, maker = pairs
+    doc = SourceDoc(
+        "g",
+        "Summary",
+        (
+            "Maria Lopez opened a small bakery in Madrid in 2015. Her brother Carlos runs a busy "
+            "cafe near the old harbour in Seville. The bakery sells fresh bread made from local "
+            "flour every morning. The cafe serves strong coffee roasted by a family business in "
+            "Valencia. Both shops closed for two weeks during the summer heat wave.",
+        ),
+    )
+    made = garbled_pairs(maker, [doc] * 12, seed=7, per_doc=3)
+    assert {p.kind for p in made} == set(GARBLED_KINDS)
+    text = doc.context[0]
+    words = set(re.findall(r"\w+", text.lower())) | {"is", "was"}
+    for p in made:
+        assert p.label == "neutral" and p.premise in text
+        assert p.hypothesis not in text and len(p.hypothesis.split()) >= 5
+        assert set(re.findall(r"\w+", p.hypothesis.lower())) <= words  # the document's words
+        if p.kind == "rag_copula":
+            assert re.search(r" (is|was) ", p.hypothesis)
+    assert made == garbled_pairs(maker, [doc] * 12, seed=7, per_doc=3)  # seeded
+
+
 def test_extrinsic_pairs_add_a_detail_the_window_lacks_or_cut_one_it_holds(pairs):
     import re
 

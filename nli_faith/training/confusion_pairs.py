@@ -100,3 +100,89 @@ def confusion_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[Synthet
             if spliced and spliced not in w.text:
                 out.append(SyntheticPair(w.text, spliced, "neutral", "rag_spliced", src))
     return out
+
+
+def _content(tokens) -> bool:
+    return any(t.pos_ in {"NOUN", "PROPN", "NUM", "VERB"} for t in tokens)
+
+
+def _noun_phrases(sent) -> list[str]:
+    """Noun phrases found by tags alone: optional determiner, adjectives, then nouns."""
+    out, i = [], 0
+    while i < len(sent):
+        j = i + (sent[i].pos_ == "DET")
+        while j < len(sent) and sent[j].pos_ == "ADJ":
+            j += 1
+        k = j
+        while k < len(sent) and sent[k].pos_ in {"NOUN", "PROPN"}:
+            k += 1
+        if k > j and k - i >= 2:
+            out.append(sent[i:k].text)
+        i = max(k, i + 1)
+    return out
+
+
+def _garble(kind: str, sent, other, rng: random.Random) -> str | None:
+    """One garbled restatement of ``sent`` that reuses the document's words but says
+    something the document does not: the kind of sentence an abstractive summariser writes
+    when it loses track (and that word overlap rates as supported).
+
+    * ``rag_copula``: the subject of ``sent`` "is" a noun phrase of ``other``;
+    * ``rag_cut``: the first part of ``sent`` run on into the last part of ``other``, cut
+      mid-phrase;
+    * ``rag_gapped``: ``sent`` with its main verb and the words after it cut out.
+    """
+    if kind == "rag_copula":
+        end = _subject_end(sent)
+        phrases = [p for p in _noun_phrases(other) if p.lower() not in sent.text.lower()]
+        if end is None or not phrases:
+            return None
+        verb = "was" if sent[end].tag_ == "VBD" else "is"
+        return f"{sent[:end].text.strip()} {verb} {rng.choice(phrases)}."
+    if kind == "rag_cut":
+        if len(sent) < 8 or len(other) < 8:
+            return None
+        a = rng.randint(int(0.35 * len(sent)), int(0.6 * len(sent)))
+        b = rng.randint(int(0.4 * len(other)), int(0.65 * len(other)))
+        if not (_content(sent[:a]) and _content(other[b:])):
+            return None
+        return f"{sent[:a].text.strip()} {other[b:].text.strip()}"
+    end = _subject_end(sent)
+    if end is None:
+        return None
+    k = end + rng.randint(2, 4)
+    if len(sent) - k < 3 or not _content(sent[end:k]):
+        return None
+    return f"{sent[:end].text.strip()} {sent[k:].text.strip()}"
+
+
+GARBLED_KINDS = ("rag_copula", "rag_cut", "rag_gapped")
+
+
+def garbled_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[SyntheticPair]:
+    """Garbled restatements (see :func:`_garble`) against the window that holds the sentence
+    → neutral (not supported), ``per_doc`` per document, the kinds in turn."""
+    from nli_faith.training.ragpairs import _flat, _prose_claims, _sentences, _windows_of
+
+    rng = random.Random(seed)
+    out: list[SyntheticPair] = []
+    turn = 0
+    for doc in docs:
+        src = f"rag_{doc.task_type.lower()}"
+        chunks = maker.chunks(doc)
+        prose = [s for s in _prose_claims(doc, _sentences(chunks)) if _windows_of(s, chunks)]
+        if len(prose) < 2:
+            continue
+        tagged = dict(zip((s.text for s in prose), maker.nlp.pipe([s.text for s in prose])))
+        whole = _flat(" ".join(doc.context)).lower()
+        for s in rng.sample(prose, min(per_doc, len(prose))):
+            o = rng.choice([p for p in prose if p is not s])
+            sent = next(iter(tagged[s.text].sents), None)
+            other = next(iter(tagged[o.text].sents), None)
+            kind = GARBLED_KINDS[turn % len(GARBLED_KINDS)]
+            turn += 1
+            wrong = _garble(kind, sent, other, rng) if sent and other else None
+            if wrong and len(wrong.split()) >= 5 and _flat(wrong).lower() not in whole:
+                window = rng.choice(_windows_of(s, chunks))
+                out.append(SyntheticPair(window.text, wrong, "neutral", kind, src))
+    return out

@@ -27,7 +27,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from nli_faith.training.confusion_pairs import confusion_pairs
+from nli_faith.training.confusion_pairs import confusion_pairs, garbled_pairs
+
+#: The pair makers ``--pairs`` chooses from.
+MAKERS = {"confusions": confusion_pairs, "garbled": garbled_pairs}
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +56,9 @@ def build(args: argparse.Namespace) -> dict:
         data, n=args.docs, seed=args.mix_seed, dev_fraction=args.dev_fraction
     )
     maker = RagPairMaker(FaithfulnessScorer(args.base))
-    new = [
-        _row(p) for p in confusion_pairs(maker, train_docs, seed=args.seed, per_doc=args.per_doc)
-    ]
-    dev_new = [
-        _row(p) for p in confusion_pairs(maker, dev_docs, seed=args.seed + 1, per_doc=args.per_doc)
-    ]
+    make = MAKERS[args.pairs]
+    new = [_row(p) for p in make(maker, train_docs, seed=args.seed, per_doc=args.per_doc)]
+    dev_new = [_row(p) for p in make(maker, dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
     logger.info(
         "confusion pairs: %d train, %d dev (%.0f s)", len(new), len(dev_new), time.time() - t0
     )
@@ -113,6 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", type=int, default=1600, help="as taskmix --docs")
     ap.add_argument("--mix-seed", type=int, default=21, help="as taskmix --seed")
     ap.add_argument("--dev-fraction", type=float, default=0.1, help="as taskmix --dev-fraction")
+    ap.add_argument(
+        "--pairs",
+        default="confusions",
+        choices=sorted(MAKERS),
+        help="confusions: in-document entity swaps and spliced sentences; garbled: a "
+        "sentence's subject given another's noun phrase, two sentences run together mid-"
+        "phrase, a sentence with its verb cut out",
+    )
     ap.add_argument("--per-doc", type=int, default=2, help="pairs of each kind per document")
     ap.add_argument("--stage-one", type=int, default=4000, help="stage-one training rows kept")
     ap.add_argument("--replay", type=int, default=5000, help="sentence-level NLI rows")
