@@ -87,9 +87,7 @@ def test_held_out_documents_are_those_the_mix_did_not_train_on(tmp_path):
     assert len(held) == 40 - len(train)
 
 
-def test_the_command_writes_model_ab_ready_sets(tmp_path):
-    from benchmarks.quality import load_dataset
-
+def test_the_command_writes_sets_in_the_faithfulness_format(tmp_path):
     news = [
         SourceDoc(
             f"n{i}",
@@ -111,7 +109,8 @@ def test_the_command_writes_model_ab_ready_sets(tmp_path):
     (mix / "manifest.json").write_text(json.dumps(manifest))
     out = tmp_path / "out"
     main(["--data", str(data), "--mix", str(mix), "-o", str(out), "--seed", "3"])
-    recs = load_dataset(out / "faithfulness" / "response_dev_summary.jsonl", None)
+    path = out / "faithfulness" / "response_dev_summary.jsonl"
+    recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     summary = json.loads((out / "response_dev.json").read_text())
     assert summary["held_out_documents"] == 6
     assert summary["sets"]["response_dev_summary"]["records"] == len(recs) > 6
