@@ -61,22 +61,30 @@ def _splice(a, b) -> str | None:
     return f"{subj_a} {pred}"
 
 
+def _tagged_prose(maker, doc):
+    """The document's chunks, its prose sentences that a window holds, and each one tagged."""
+    from nli_faith.training.ragpairs import _prose_claims, _sentences, _windows_of
+
+    chunks = maker.chunks(doc)
+    prose = [s for s in _prose_claims(doc, _sentences(chunks)) if _windows_of(s, chunks)]
+    tagged = dict(zip((s.text for s in prose), maker.nlp.pipe([s.text for s in prose])))
+    return chunks, prose, tagged
+
+
 def confusion_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[SyntheticPair]:
     """Local entity swaps and spliced sentences for ``docs`` (``SourceDoc``), premise = window.
 
     ``maker`` is a :class:`~nli_faith.training.ragpairs.RagPairMaker` (its chunker and tagger).
     """
-    from nli_faith.training.ragpairs import _contains, _prose_claims, _sentences, _windows_of
+    from nli_faith.training.ragpairs import _contains, _windows_of
 
     rng = random.Random(seed)
     out: list[SyntheticPair] = []
     for doc in docs:
         src = f"rag_{doc.task_type.lower()}"
-        chunks = maker.chunks(doc)
-        prose = [s for s in _prose_claims(doc, _sentences(chunks)) if _windows_of(s, chunks)]
+        chunks, prose, tagged = _tagged_prose(maker, doc)
         if not prose:
             continue
-        tagged = dict(zip((s.text for s in prose), maker.nlp.pipe([s.text for s in prose])))
         doc_ents: dict[str, list[str]] = defaultdict(list)
         for d in tagged.values():
             for e in d.ents:
@@ -162,18 +170,16 @@ GARBLED_KINDS = ("rag_copula", "rag_cut", "rag_gapped")
 def garbled_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[SyntheticPair]:
     """Garbled restatements (see :func:`_garble`) against the window that holds the sentence
     → neutral (not supported), ``per_doc`` per document, the kinds in turn."""
-    from nli_faith.training.ragpairs import _flat, _prose_claims, _sentences, _windows_of
+    from nli_faith.training.ragpairs import _flat, _windows_of
 
     rng = random.Random(seed)
     out: list[SyntheticPair] = []
     turn = 0
     for doc in docs:
         src = f"rag_{doc.task_type.lower()}"
-        chunks = maker.chunks(doc)
-        prose = [s for s in _prose_claims(doc, _sentences(chunks)) if _windows_of(s, chunks)]
+        chunks, prose, tagged = _tagged_prose(maker, doc)
         if len(prose) < 2:
             continue
-        tagged = dict(zip((s.text for s in prose), maker.nlp.pipe([s.text for s in prose])))
         whole = _flat(" ".join(doc.context)).lower()
         for s in rng.sample(prose, min(per_doc, len(prose))):
             o = rng.choice([p for p in prose if p is not s])

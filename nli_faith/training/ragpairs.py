@@ -164,9 +164,13 @@ class RagPairMaker:
         self.scorer = scorer
         self.nlp = spacy.load(spacy_model, exclude=["parser", "lemmatizer"])
         self.nlp.enable_pipe("senter") if "senter" in self.nlp.disabled else None
+        self._chunks: dict[SourceDoc, list[Chunk]] = {}
 
     def chunks(self, doc: SourceDoc) -> list[Chunk]:
-        return self.scorer.stages.chunks(list(doc.context), [_TYPICAL_CLAIM])
+        """The scorer's chunks of ``doc``, cut once per document whatever asks for them."""
+        if doc not in self._chunks:
+            self._chunks[doc] = self.scorer.stages.chunks(list(doc.context), [_TYPICAL_CLAIM])
+        return self._chunks[doc]
 
     def make(
         self, docs: Iterable[SourceDoc], *, seed: int = 21, per_doc: int = 3

@@ -46,23 +46,21 @@ WRONG_NEUTRAL = frozenset({"rag_spliced", "rag_added", "rag_copula", "rag_cut", 
 
 
 def _flat(text: str) -> str:
+    """Whitespace runs as one space (``ragpairs._flat`` also drops case and punctuation)."""
     return " ".join(text.split())
 
 
 def held_out_documents(data: Path, manifest: dict) -> list:
     """``rag-sources`` documents outside the mix's training documents, in file order."""
-    from nli_faith.training.data import in_dev
     from nli_faith.training.ragpairs import read_sources
+    from nli_faith.training.taskmix import pick_documents
 
     opts = manifest["options"]
+    train, _ = pick_documents(
+        data, n=opts["docs"], seed=opts["seed"], dev_fraction=opts["dev_fraction"]
+    )
+    trained = {d.source_id for d in train}
     docs = read_sources(data / "rag-sources" / "ragtruth_train_sources.jsonl")
-    shuffled = list(docs)
-    random.Random(opts["seed"]).shuffle(shuffled)
-    trained = {
-        d.source_id
-        for d in shuffled[: opts["docs"]]
-        if not in_dev(d.source_id, fraction=opts["dev_fraction"], seed=opts["seed"])
-    }
     return [d for d in docs if d.source_id not in trained]
 
 
