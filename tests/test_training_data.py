@@ -137,6 +137,23 @@ def test_teacher_probs_round_trip(tmp_path):
     np.testing.assert_allclose(back[2], [0.9, 0.05, 0.05], atol=1e-3)
 
 
+def test_several_teachers_give_their_averaged_probabilities(tmp_path, tiny_model_dir):
+    """An ensemble teacher: each pair's probabilities are the mean of every teacher's own."""
+    from helpers.tiny_model import write_tiny_nli
+
+    from nli_faith.training.distill import teacher_probs
+
+    other = write_tiny_nli(tmp_path / "other", labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"))
+    pairs = [("A man plays a guitar on stage.", "A man plays music."), ("It rained.", "It was dry")]
+    a = teacher_probs(str(tiny_model_dir), pairs, device="cpu", show_progress_bar=False)
+    b = teacher_probs(str(other), pairs, device="cpu", show_progress_bar=False)
+    both = teacher_probs([str(tiny_model_dir), str(other)], pairs, device="cpu",
+                         show_progress_bar=False)  # fmt: skip
+    assert not np.allclose(a.probs, b.probs, atol=1e-3)  # two different teachers
+    want = (a.probs.astype(np.float64) + b.probs) / 2
+    np.testing.assert_allclose(both.lookup(pairs), want, atol=2e-3)
+
+
 def test_unlabelled_pairs_have_no_gold_label():
     from nli_faith.training.distill import NO_LABEL, unlabelled_pairs
 

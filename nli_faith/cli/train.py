@@ -66,7 +66,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="with --dev-fraction: stop after this many evaluations without improvement",
     )
-    p.add_argument("--teacher", default=None, help="distil from this NLI model (path or hub id)")
+    p.add_argument(
+        "--teacher",
+        nargs="+",
+        default=None,
+        help="distil from this NLI model (path or hub id); several: from their averaged "
+        "probabilities (an ensemble)",
+    )
     p.add_argument(
         "--teacher-probs", default=None, help="distil from saved teacher probabilities (.npz)"
     )
@@ -213,7 +219,7 @@ def _train(args: argparse.Namespace, TrainConfig, train) -> dict:  # noqa: N803
         dev_fraction=args.dev_fraction,
         dev_seed=args.dev_seed,
         early_stopping_patience=args.early_stopping_patience,
-        teacher=args.teacher,
+        teacher=tuple(args.teacher) if args.teacher else None,
         teacher_probs=args.teacher_probs,
         distill_alpha=args.distill_alpha,
         unlabelled=args.unlabelled,

@@ -77,7 +77,7 @@ class TeacherProbs:
 
 
 def teacher_probs(
-    teacher: str,
+    teacher: str | Sequence[str],
     pairs: Sequence[tuple[str, str]],
     *,
     device: str | None = None,
@@ -85,13 +85,18 @@ def teacher_probs(
     max_length: int | None = None,
     show_progress_bar: bool = True,
 ) -> TeacherProbs:
-    """Score ``pairs`` with the ``teacher`` NLI model (registry name, path or hub id)."""
+    """Score ``pairs`` with the ``teacher`` NLI model (registry name, path or hub id); with
+    several teachers, their probabilities averaged (an ensemble, one model loaded at a time)."""
     from nli_faith.nli.model import NLIModel
 
-    nli = NLIModel(teacher, device=device, max_length=max_length, batch_size=batch_size)
-    # Pairs longer than the teacher's window are truncated on the premise side, as in training.
-    probs = nli.predict(list(pairs), show_progress_bar=show_progress_bar)
-    return TeacherProbs.from_pairs(pairs, probs)
+    names = [teacher] if isinstance(teacher, str) else list(teacher)
+    total = np.zeros((len(pairs), 3), dtype=np.float64)
+    for name in names:
+        nli = NLIModel(name, device=device, max_length=max_length, batch_size=batch_size)
+        # Pairs longer than the teacher's window are truncated on the premise side, as in training.
+        total += np.asarray(nli.predict(list(pairs), show_progress_bar=show_progress_bar))
+        del nli
+    return TeacherProbs.from_pairs(pairs, total / len(names))
 
 
 _SENT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")

@@ -42,9 +42,10 @@ class TrainConfig:
     dev_seed: int = 7
     #: Stop when the development accuracy has not improved for this many evaluations.
     early_stopping_patience: int = 0
-    #: Distillation: a teacher model to score every training pair, or a file of its
-    #: probabilities (``TeacherProbs.save``); ``distill_alpha`` weighs the gold loss.
-    teacher: str | None = None
+    #: Distillation: a teacher model to score every training pair (several: their
+    #: probabilities averaged, an ensemble), or a file of its probabilities
+    #: (``TeacherProbs.save``); ``distill_alpha`` weighs the gold loss.
+    teacher: str | tuple[str, ...] | None = None
     teacher_probs: str | None = None
     distill_alpha: float = 0.5
     #: Unlabelled pairs made from the training premises, labelled by the teacher only.
