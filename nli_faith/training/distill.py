@@ -1,7 +1,8 @@
 """Distillation: a small student learns a larger teacher's probabilities.
 
-The teacher (for example ``nli-faith-mpnet-base``) scores every training pair
-once; the student is then trained on
+The teacher (for example ``nli-faith-mpnet-base``, or several models whose
+probabilities are averaged: an ensemble) scores every training pair once; the student
+is then trained on
 
     loss = alpha * gold_loss + (1 - alpha) * KL(teacher || student)
 
