@@ -46,12 +46,17 @@ WHOLE = ["begin_dev", "q2", "begin_test"]
 
 
 def fingerprint(model: str) -> str:
-    from nli_faith.nli.registry import resolve_model
+    """The weights' hash, and the decision thresholds' when the folder has a ``decision.json``
+    (they change the default decision, so the same weights with other thresholds are another
+    entry of the cache)."""
+    from nli_faith.nli.registry import DECISION_FILE, resolve_model
 
     path = Path(resolve_model(model).path)
     h = hashlib.sha256()
     for f in sorted(path.glob("*.safetensors")):
         h.update(f.read_bytes())
+    if (path / DECISION_FILE).is_file():
+        h.update((path / DECISION_FILE).read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -276,3 +276,22 @@ def test_model_ab_scores_claims_one_by_one_beside_their_answers(tmp_path):
     auc, _ = model_ab.auc_se(y, np.array(soft))
     assert abs(claims["before"]["soft_auc"][0] - auc) < 1e-6
     assert claims["before"]["median_soft"]["faithful"] == float(np.median(np.array(soft)[y == 1]))
+
+
+def test_model_ab_fingerprint_follows_weights_and_decision_thresholds(tmp_path):
+    """The cache key changes with the weights and with a ``decision.json`` beside them (it
+    changes the default decision), and stays put for the same folder."""
+    from tests.helpers.tiny_model import write_tiny_nli
+
+    model = write_tiny_nli(tmp_path / "m")
+    first = model_ab.fingerprint(str(model))
+    assert model_ab.fingerprint(str(model)) == first
+    (model / "decision.json").write_text(json.dumps({"entail_threshold": 0.7}))
+    with_thresholds = model_ab.fingerprint(str(model))
+    assert with_thresholds != first
+    (model / "decision.json").write_text(json.dumps({"entail_threshold": 0.6}))
+    assert model_ab.fingerprint(str(model)) not in (first, with_thresholds)
+    (model / "decision.json").unlink()
+    assert model_ab.fingerprint(str(model)) == first
+    other = write_tiny_nli(tmp_path / "o", labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"))
+    assert model_ab.fingerprint(str(other)) == first  # same seeded weights, same key
