@@ -59,6 +59,7 @@ BENCHMARKS = {
     "guardrail_ab": "benchmarks.guardrail_ab",
     "quality_ab": "benchmarks.quality_ab",
     "model_ab": "benchmarks.model_ab",
+    "model_ensemble": "benchmarks.model_ensemble",
     "nli_checks": "benchmarks.nli_checks",
     "train_speed": "benchmarks.train_speed",
     "evidence_cases": "benchmarks.regressions",

@@ -46,17 +46,18 @@ WHOLE = ["begin_dev", "q2", "begin_test"]
 
 
 def fingerprint(model: str) -> str:
-    """The weights' hash, and the decision thresholds' when the folder has a ``decision.json``
-    (they change the default decision, so the same weights with other thresholds are another
-    entry of the cache)."""
+    """The hash of the weights, of ``config.json`` (the label order) and, when the folder has
+    one, of ``decision.json`` (its thresholds change the default decision): the same weights
+    read or decided otherwise are another entry of the cache."""
     from nli_faith.nli.registry import DECISION_FILE, resolve_model
 
     path = Path(resolve_model(model).path)
     h = hashlib.sha256()
     for f in sorted(path.glob("*.safetensors")):
         h.update(f.read_bytes())
-    if (path / DECISION_FILE).is_file():
-        h.update((path / DECISION_FILE).read_bytes())
+    for name in ("config.json", DECISION_FILE):
+        if (path / name).is_file():
+            h.update((path / name).read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -102,9 +103,19 @@ def score_model(model: str, recs: list[dict], cache: Path) -> list[dict]:
     return out
 
 
+def cache_file(cache_dir: Path, fp: str, part: str, limit: int | None) -> Path:
+    """Where :func:`score_model` keeps one model's scores of one set (sample size ``limit``)."""
+    return cache_dir / f"{fp}-{part.replace(':', '-')}-{limit or 'all'}.json"
+
+
+def soft_scores(rows: list[dict]) -> np.ndarray:
+    """The records' soft scores; 0.5 for a record that could not be scored."""
+    return np.array([0.5 if x["soft"] is None else x["soft"] for x in rows])
+
+
 def set_figures(recs: list[dict], rows: list[dict]) -> dict:
     y = np.array([int(r["label"]) for r in recs])
-    soft = np.array([0.5 if x["soft"] is None else x["soft"] for x in rows])
+    soft = soft_scores(rows)
     strict = np.array([0.5 if x["strict"] is None else x["strict"] for x in rows])
     passed = np.array([x["passes"] for x in rows])
     return {
@@ -202,7 +213,7 @@ def run(args, bench) -> Outcome:
                 if args.only and which != args.only:
                     continue
                 fp = result["models"][which]["fingerprint"]
-                cache = args.cache_dir / f"{fp}-{part.replace(':', '-')}-{limit or 'all'}.json"
+                cache = cache_file(args.cache_dir, fp, part, limit)
                 per[which] = set_figures(part_recs, score_model(model, part_recs, cache))
             result["sets"][part] = per
             print(f"{part}: {json.dumps(per)} ({time.time() - t0:.0f} s)", flush=True)

@@ -278,9 +278,10 @@ def test_model_ab_scores_claims_one_by_one_beside_their_answers(tmp_path):
     assert claims["before"]["median_soft"]["faithful"] == float(np.median(np.array(soft)[y == 1]))
 
 
-def test_model_ab_fingerprint_follows_weights_and_decision_thresholds(tmp_path):
-    """The cache key changes with the weights and with a ``decision.json`` beside them (it
-    changes the default decision), and stays put for the same folder."""
+def test_model_ab_fingerprint_follows_weights_labels_and_decision_thresholds(tmp_path):
+    """The cache key changes with the weights, the label order of ``config.json`` and a
+    ``decision.json`` beside them (it changes the default decision), and stays put for the
+    same folder."""
     from tests.helpers.tiny_model import write_tiny_nli
 
     model = write_tiny_nli(tmp_path / "m")
@@ -294,4 +295,50 @@ def test_model_ab_fingerprint_follows_weights_and_decision_thresholds(tmp_path):
     (model / "decision.json").unlink()
     assert model_ab.fingerprint(str(model)) == first
     other = write_tiny_nli(tmp_path / "o", labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"))
-    assert model_ab.fingerprint(str(other)) == first  # same seeded weights, same key
+    assert model_ab.fingerprint(str(other)) != first  # same seeded weights, other label order
+
+
+def test_model_ensemble_averages_the_models_soft_scores_record_by_record(tmp_path):
+    """Each model alone and the pair: the pair's ROC-AUC is that of the mean of the two
+    models' own soft scores, which ``model_ab``'s cache holds for the same sample."""
+    from benchmarks import model_ensemble
+    from tests.helpers.tiny_model import write_tiny_nli
+
+    a = write_tiny_nli(tmp_path / "a")
+    b = write_tiny_nli(tmp_path / "b", labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"))
+    facts = ["The shop opens at nine.", "It sells bread and cakes.", "The owner is Ana Ruiz."]
+    claims = facts + ["The shop closes at noon.", "It sells no bread.", "The owner is Bo Li."]
+    recs = [
+        {"id": f"r{i}", "context": [" ".join(facts)], "response": c, "label": int(i < 3)}
+        for i, c in enumerate(claims)
+    ]
+    (tmp_path / "faithfulness").mkdir()
+    (tmp_path / "faithfulness" / "toy.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in recs)
+    )
+    args = argparse.Namespace(
+        models=[f"A={a}", f"B={b}"], max_size=3, data_dir=tmp_path, datasets="toy",
+        limit=150, whole="", cache_dir=tmp_path / "cache",
+    )  # fmt: skip
+    out = model_ensemble.run(args, None)
+    groups = {" + ".join(g["members"]): g for g in out.data["groups"]}
+    assert sorted(groups) == ["A", "A + B", "B"]
+
+    def cached(model):
+        path = model_ab.cache_file(tmp_path / "cache", model_ab.fingerprint(str(model)), "toy", 150)
+        return model_ab.soft_scores(json.loads(path.read_text()))
+
+    soft_a, soft_b = cached(a), cached(b)
+    assert len(soft_a) == len(recs) and not np.allclose(soft_a, soft_b)
+    y = np.array([r["label"] for r in recs])
+    assert groups["A"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, soft_a)[0]
+    assert groups["B"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, soft_b)[0]
+    assert groups["A + B"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, (soft_a + soft_b) / 2)[0]
+    means = [g["mean_soft_auc"] for g in out.data["groups"]]
+    assert means == sorted(means, reverse=True)
+    assert out.body.count("\n| A") + out.body.count("\n| B") == 3
+
+    with pytest.raises(SystemExit, match="at least two"):
+        model_ensemble.labelled([str(a)])
+    with pytest.raises(SystemExit, match="given twice"):
+        model_ensemble.labelled([f"A={a}", f"A={b}"])

@@ -1,0 +1,121 @@
+"""How far averaging NLI models goes on the faithfulness sets: each model alone, and the mean
+of the soft scores of every group of two or more of them.
+
+    python -m benchmarks run model_ensemble --limit 500 \\
+        --models default S4=runs/gS4 E1=runs/E1/model
+
+A model is a registry name, folder or hub id, optionally labelled ``LABEL=MODEL``. Each
+record is scored by each model exactly as ``model_ab`` scores it (same seeded sample,
+same per-model cache, so a model ``model_ab`` has scored costs nothing here); a group's
+score of a record is the mean of its members' soft scores. The table gives every group's
+soft ROC-AUC per set and its mean over the sets, best first.
+
+What it is for: distilling an ensemble of teachers into one student (``nli-faith train
+--teacher A B``) rarely ranks better than the ensemble itself. If no group of the
+candidate teachers beats the best of them by much, no student of theirs will either, and a
+stronger teacher is needed rather than another mix of the same ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .harness import DEFAULT_DATA_DIR, Outcome
+from .model_ab import (
+    DATASETS,
+    REPO,
+    WHOLE,
+    auc_se,
+    cache_file,
+    fingerprint,
+    score_model,
+    soft_scores,
+)
+from .quality import load_dataset
+
+TITLE = "Averaging NLI models on the faithfulness sets: how far an ensemble goes"
+
+
+def add_arguments(ap, name: str) -> None:
+    ap.add_argument(
+        "--models", nargs="+", required=True, help="models, each MODEL or LABEL=MODEL (2 or more)"
+    )
+    ap.add_argument("--max-size", type=int, default=3, help="largest group averaged")
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--limit", type=int, default=150, help="records per set (seeded sample)")
+    ap.add_argument("--whole", default=",".join(WHOLE), help="sets scored whole whatever --limit")
+    ap.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "model_ab")
+
+
+def labelled(specs: list[str]) -> dict[str, str]:
+    """``{label: model}`` from ``MODEL`` or ``LABEL=MODEL`` arguments."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        label, sep, model = spec.partition("=")
+        label, model = (label, model) if sep else (spec, spec)
+        if not label or not model:
+            raise SystemExit(f"--models: {spec!r} is neither MODEL nor LABEL=MODEL")
+        if label in out:
+            raise SystemExit(f"--models: the label {label!r} is given twice")
+        out[label] = model
+    if len(out) < 2:
+        raise SystemExit("--models: give at least two models to average")
+    return out
+
+
+def run(args, bench) -> Outcome:
+    t0 = time.time()
+    models = labelled(args.models)
+    prints = {label: fingerprint(model) for label, model in models.items()}
+    gold, soft = {}, {}
+    for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
+        limit = None if name in args.whole.split(",") else args.limit
+        recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
+        gold[name] = np.array([int(r["label"]) for r in recs])
+        for label, model in models.items():
+            cache = cache_file(args.cache_dir, prints[label], name, limit)
+            soft[label, name] = soft_scores(score_model(model, recs, cache))
+        if bench is not None:
+            bench.log(f"{name}: {len(recs)} records, {time.time() - t0:.0f} s")
+
+    groups = []
+    for size in range(1, min(args.max_size, len(models)) + 1):
+        for members in itertools.combinations(models, size):
+            aucs = {
+                name: auc_se(y, np.mean([soft[m, name] for m in members], axis=0))
+                for name, y in gold.items()
+            }
+            mean = float(np.mean([a for a, _ in aucs.values()]))
+            groups.append({"members": list(members), "soft_auc": aucs, "mean_soft_auc": mean})
+    groups.sort(key=lambda g: -g["mean_soft_auc"])
+    singles = [g for g in groups if len(g["members"]) == 1]
+    best, best_single = groups[0], singles[0]
+    result = {
+        "models": {
+            label: {"model": m, "fingerprint": prints[label]} for label, m in models.items()
+        },
+        "groups": groups,
+    }
+    figures = {
+        "best single model, mean soft ROC-AUC": round(100 * best_single["mean_soft_auc"], 1),
+        "best single model": best_single["members"][0],
+        "best group, mean soft ROC-AUC": round(100 * best["mean_soft_auc"], 1),
+        "best group": " + ".join(best["members"]),
+    }
+    return Outcome(body=render(groups, list(gold)), figures=figures, data=result)
+
+
+def render(groups: list[dict], sets: list[str]) -> str:
+    head = "| models (soft scores averaged) | " + " | ".join(sets) + " | *mean* |"
+    lines = [head, "|---|" + "---:|" * (len(sets) + 1)]
+    for g in groups:
+        cells = " | ".join(f"{100 * g['soft_auc'][s][0]:.1f}" for s in sets)
+        lines.append(f"| {' + '.join(g['members'])} | {cells} | {100 * g['mean_soft_auc']:.1f} |")
+    ses = " | ".join(f"{100 * groups[-1]['soft_auc'][s][1]:.1f}" for s in sets)
+    lines.append(f"| *≈ SE* | {ses} | |")
+    return "\n".join(lines) + "\n"
