@@ -334,6 +334,8 @@ def test_model_ensemble_averages_the_models_soft_scores_record_by_record(tmp_pat
     assert groups["A"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, soft_a)[0]
     assert groups["B"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, soft_b)[0]
     assert groups["A + B"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, (soft_a + soft_b) / 2)[0]
+    best = max(groups[k]["soft_auc"]["toy"][0] for k in groups)
+    assert out.data["per_set_best"] == {"toy": best}
     means = [g["mean_soft_auc"] for g in out.data["groups"]]
     assert means == sorted(means, reverse=True)
     assert out.body.count("\n| A") + out.body.count("\n| B") == 3
