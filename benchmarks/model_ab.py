@@ -173,9 +173,8 @@ def render(result: dict) -> str:
 TITLE = "Two NLI models side by side on the faithfulness sets"
 
 
-def add_arguments(ap, name: str) -> None:
-    ap.add_argument("--before", required=True, help="model (registry name, folder or hub id)")
-    ap.add_argument("--after", default="default")
+def add_sample_arguments(ap) -> None:
+    """The sets, their seeded sample and the per-model cache (shared with ``model_ensemble``)."""
     ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--limit", type=int, default=150, help="records per set (seeded sample)")
@@ -185,6 +184,12 @@ def add_arguments(ap, name: str) -> None:
         help="sets scored whole whatever --limit (one chunk per record: cheap)",
     )
     ap.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "model_ab")
+
+
+def add_arguments(ap, name: str) -> None:
+    ap.add_argument("--before", required=True, help="model (registry name, folder or hub id)")
+    ap.add_argument("--after", default="default")
+    add_sample_arguments(ap)
     ap.add_argument(
         "--only", choices=("before", "after"), help="score one model only (fills the cache)"
     )

@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import itertools
 import time
-from pathlib import Path
 
 import numpy as np
 
-from .harness import DEFAULT_DATA_DIR, Outcome
+from .harness import Outcome
 from .model_ab import (
-    DATASETS,
-    REPO,
-    WHOLE,
+    add_sample_arguments,
     auc_se,
     cache_file,
     fingerprint,
@@ -46,11 +43,7 @@ def add_arguments(ap, name: str) -> None:
         "--models", nargs="+", required=True, help="models, each MODEL or LABEL=MODEL (2 or more)"
     )
     ap.add_argument("--max-size", type=int, default=3, help="largest group averaged")
-    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
-    ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--limit", type=int, default=150, help="records per set (seeded sample)")
-    ap.add_argument("--whole", default=",".join(WHOLE), help="sets scored whole whatever --limit")
-    ap.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "model_ab")
+    add_sample_arguments(ap)
 
 
 def labelled(specs: list[str]) -> dict[str, str]:
