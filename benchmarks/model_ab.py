@@ -108,15 +108,15 @@ def cache_file(cache_dir: Path, fp: str, part: str, limit: int | None) -> Path:
     return cache_dir / f"{fp}-{part.replace(':', '-')}-{limit or 'all'}.json"
 
 
-def soft_scores(rows: list[dict]) -> np.ndarray:
-    """The records' soft scores; 0.5 for a record that could not be scored."""
-    return np.array([0.5 if x["soft"] is None else x["soft"] for x in rows])
+def soft_scores(rows: list[dict], key: str = "soft") -> np.ndarray:
+    """The records' soft (or ``key``) scores; 0.5 for a record that could not be scored."""
+    return np.array([0.5 if x[key] is None else x[key] for x in rows])
 
 
 def set_figures(recs: list[dict], rows: list[dict]) -> dict:
     y = np.array([int(r["label"]) for r in recs])
     soft = soft_scores(rows)
-    strict = np.array([0.5 if x["strict"] is None else x["strict"] for x in rows])
+    strict = soft_scores(rows, "strict")
     passed = np.array([x["passes"] for x in rows])
     return {
         "n": len(recs),
@@ -186,6 +186,14 @@ def add_sample_arguments(ap) -> None:
     ap.add_argument("--cache-dir", type=Path, default=REPO / ".cache" / "model_ab")
 
 
+def sampled_sets(args):
+    """``(name, limit, records)`` of each set of ``--datasets``: its seeded sample of
+    ``--limit`` records, or the whole set when ``--whole`` names it (``limit`` None)."""
+    for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
+        limit = None if name in args.whole.split(",") else args.limit
+        yield name, limit, load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
+
+
 def add_arguments(ap, name: str) -> None:
     ap.add_argument("--before", required=True, help="model (registry name, folder or hub id)")
     ap.add_argument("--after", default="default")
@@ -206,9 +214,7 @@ def run(args, bench) -> Outcome:
     result = {"sets": {}}
     models = {"before": args.before, "after": args.after}
     result["models"] = {k: {"model": m, "fingerprint": fingerprint(m)} for k, m in models.items()}
-    for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
-        limit = None if name in args.whole.split(",") else args.limit
-        recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
+    for name, limit, recs in sampled_sets(args):
         parts = {name: recs}
         if args.claims and any(r.get("claims") for r in recs):
             parts[f"{name}:claims"] = claim_records(recs)

@@ -30,10 +30,10 @@ from .model_ab import (
     auc_se,
     cache_file,
     fingerprint,
+    sampled_sets,
     score_model,
     soft_scores,
 )
-from .quality import load_dataset
 
 TITLE = "Averaging NLI models on the faithfulness sets: how far an ensemble goes"
 
@@ -67,9 +67,7 @@ def run(args, bench) -> Outcome:
     models = labelled(args.models)
     prints = {label: fingerprint(model) for label, model in models.items()}
     gold, soft = {}, {}
-    for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
-        limit = None if name in args.whole.split(",") else args.limit
-        recs = load_dataset(args.data_dir / "faithfulness" / f"{name}.jsonl", limit)
+    for name, limit, recs in sampled_sets(args):
         gold[name] = np.array([int(r["label"]) for r in recs])
         for label, model in models.items():
             cache = cache_file(args.cache_dir, prints[label], name, limit)
