@@ -68,6 +68,8 @@ BENCHMARKS = {
     "report_screenshot": "benchmarks.report_screenshot",
     "spans": "benchmarks.spans",
     "verdict_agreement": "benchmarks.verdict_agreement",
+    "rag_dev": "benchmarks.rag_dev",
+    "decision_fit": "benchmarks.decision_fit",
 }
 
 
