@@ -151,32 +151,37 @@ def decisions(result: Any) -> dict[str, bool]:
     return out
 
 
-def claim_rows(result: Any, context: Sequence[str]) -> list[dict[str, Any]]:
+def claim_rows(result: Any, features: Any) -> list[dict[str, Any]]:
     """Each claim of ``result``: as written and as scored, its verdict, probabilities and
-    the learned decision's features (:func:`nli_faith.scoring.learned.claim_features`)."""
-    from nli_faith.rules.conflicts import UNEXPLAINED, find_conflict
-    from nli_faith.scoring.learned import claim_features
-    from nli_faith.text.lexical import content_words
-
-    words = content_words(" \n".join(context))
+    the learned decision's features as the scorer computed them (``features``, rows of
+    :data:`nli_faith.scoring.learned.FEATURES`; None when not recorded)."""
     rows = []
-    for c in result.claims:
-        ev = c.evidence.text if c.evidence is not None else None
-        scored = getattr(c, "scored_as", None) or c.claim
-        feats = claim_features(
-            scored, verdict=c.verdict, p_entail=c.p_entail, p_contradict=c.p_contradict,
-            evidence=ev, context_words=words,
-            conflict=c.verdict == "no" and ev is not None and find_conflict(scored, ev) is not None,
-            unexplained=(getattr(c, "decision_note", None) or "").startswith(UNEXPLAINED),
-        )  # fmt: skip
+    for k, c in enumerate(result.claims):
         rows.append({
-            "claim": c.claim, "scored": scored, "features": feats,
+            "claim": c.claim, "scored": getattr(c, "scored_as", None) or c.claim,
+            "features": None if features is None else [round(float(v), 4) for v in features[k]],
             "start": c.start, "end": c.end, "verdict": c.verdict,
             "p_entail": round(c.p_entail, 4), "p_contradict": round(c.p_contradict, 4),
-            "band": c.band,
-            "rule": c.rule, "note": getattr(c, "decision_note", None), "evidence": ev,
+            "band": c.band, "rule": c.rule, "note": getattr(c, "decision_note", None),
+            "evidence": c.evidence.text if c.evidence is not None else None,
         })  # fmt: skip
     return rows
+
+
+def features_of(results: list[Any], sink: list | None) -> list[Any]:
+    """The feature rows the scorer recorded for each result (matched by claim texts)."""
+    out: list[Any] = []
+    pos = 0
+    for r in results:
+        texts = [getattr(c, "scored_as", None) or c.claim for c in r.claims]
+        found = None
+        if sink is not None and texts:
+            for k in range(pos, len(sink)):
+                if list(sink[k][0]) == texts:
+                    found, pos = sink[k][1], k + 1
+                    break
+        out.append(found)
+    return out
 
 
 # --- the run -------------------------------------------------------------------------
@@ -206,6 +211,10 @@ def run(args, bench) -> Outcome:
         import nli_faith.scoring.learned as learned
 
         learned.ENABLED = False
+    import nli_faith.scoring.learned as learned_module
+
+    sink: list | None = [] if args.rows is not None else None
+    learned_module.FEATURE_SINK = sink
     scorer = FaithfulnessScorer(args.model, device="cpu")
     cache = cached_nli_class()(scorer.nli)
     if args.nli_cache.is_file():
@@ -304,28 +313,22 @@ def run(args, bench) -> Outcome:
                          "SE"], frows)]  # fmt: skip
 
     if args.rows is not None:
+        order = list(rag_out) + list(hot_out) + [o for _, outs in faith.values() for o in outs]
+        feats = iter(features_of(order, sink))
         with open(args.rows, "w", encoding="utf-8") as fh:
             for r, o in zip(rag, rag_out):
-                fh.write(
-                    json.dumps(
-                        {
-                            "set": "ragtruth",
-                            "id": r["id"],
-                            "task": r["task_type"],
-                            "label": r["label"],
-                            "spans": r["spans"],
-                            "claims": claim_rows(o, r["context"]),
-                        }
-                    )
-                    + "\n"
-                )
+                row = {"set": "ragtruth", "id": r["id"], "task": r["task_type"],
+                       "label": r["label"], "spans": r["spans"],
+                       "claims": claim_rows(o, next(feats))}  # fmt: skip
+                fh.write(json.dumps(row) + "\n")
             for i, (h, o) in enumerate(zip(hot, hot_out)):
-                fh.write(json.dumps({"set": "hotpot", "id": f"hotpot-{i}", "task": "QA",
-                                     "label": 1 if h["label"] == "entailment" else 0,
-                                     "claims": claim_rows(o, [h["premise"]])}) + "\n")  # fmt: skip
+                row = {"set": "hotpot", "id": f"hotpot-{i}", "task": "QA",
+                       "label": 1 if h["label"] == "entailment" else 0,
+                       "claims": claim_rows(o, next(feats))}  # fmt: skip
+                fh.write(json.dumps(row) + "\n")
             for name, (recs, outs) in faith.items():
                 for r, o in zip(recs, outs):
                     row = {"set": name, "id": r["id"], "task": name, "label": r["label"],
-                           "soft": o.soft, "claims": claim_rows(o, r["context"])}  # fmt: skip
+                           "soft": o.soft, "claims": claim_rows(o, next(feats))}  # fmt: skip
                     fh.write(json.dumps(row) + "\n")
     return Outcome(body="\n".join(lines), figures=figures, data=data_out)

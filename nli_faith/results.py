@@ -95,6 +95,14 @@ class ClaimVerdict:
     #: For a claim that is not ``yes``: the words of it that its evidence does not back
     #: (the whole claim when nothing smaller is to blame); empty for supported claims.
     unsupported_spans: list[UnsupportedSpan] = field(default_factory=list)
+    #: The text the model read when it is not ``claim`` as written (a short answer joined
+    #: with its question: "3 years" is scored as "How long should I keep tax records: 3
+    #: years."); None when the claim was scored as written.
+    scored_as: str | None = None
+    #: When a decision step, not the thresholds, set the verdict: a model contradiction
+    #: set aside because no conflict shows (:mod:`nli_faith.rules.conflicts`), or the
+    #: decision learned from people (:mod:`nli_faith.scoring.learned`); else None.
+    decision_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +176,9 @@ def output_record(
     for claim in out["claims"]:  # only claims a rule decided say so
         if claim.get("rule", "") is None:
             claim.pop("rule")
+        for key in ("scored_as", "decision_note"):  # only claims they apply to say so
+            if claim.get(key, "") is None:
+                claim.pop(key)
     return out
 
 

@@ -28,6 +28,7 @@ from nli_faith.text.citations import assign_citations, find_citations, strip_cit
 from nli_faith.text.claims import Claim
 from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
+from nli_faith.text.questions import claim_with_question
 
 logger = logging.getLogger(__name__)
 
@@ -87,13 +88,17 @@ def number_mask(claims: Sequence[Claim], chunks: Sequence[Chunk]) -> np.ndarray:
     return number_support_mask([drop_self_counts(c.text) for c in claims], [c.text for c in chunks])
 
 
-def split_claims(parts: Parts, response: str, *, record: str = "the record") -> list[Claim]:
+def split_claims(
+    parts: Parts, response: str, *, record: str = "the record", question: str | None = None
+) -> list[Claim]:
     """The response's claims, each short enough to sit beside a chunk in the model.
 
     A longer claim is split at clause, comma or word boundaries (one warning naming
     ``record``); more claims than ``limits.max_claims`` is a
     :class:`~nli_faith.errors.RecordError`.
     """
+    if (whole := answer_claim(response, question)) is not None:
+        return [whole]
     limit = claim_tokens(parts)
     fitted = fit_claims(
         parts.splitter.split(response),
@@ -110,7 +115,29 @@ def split_claims(parts: Parts, response: str, *, record: str = "the record") -> 
         )
     parts.limits.check_claims(len(fitted.claims))
     claims = [replace(c, raw=response[c.start : c.end]) for c in fitted.claims]
-    return cited(response, claims)
+    return with_question(cited(response, claims), question)
+
+
+def answer_claim(response: str, question: str | None) -> Claim | None:
+    """A whole response that is a short answer ("3 years", "New York City": a phrase the
+    splitter would drop as a label) as one claim read with its question, else None."""
+    text = response.strip()
+    if question is None or not text or "\n" in text:
+        return None
+    full = claim_with_question(question, text)
+    if full is None:
+        return None
+    start = response.index(text)
+    return Claim(full, start, start + len(text), raw=text, written=text)
+
+
+def with_question(claims: list[Claim], question: str | None) -> list[Claim]:
+    """A lone short answer ("3 years") read with its question as one full claim
+    (:func:`~nli_faith.text.questions.claim_with_question`); other claims as they are."""
+    if question is None or len(claims) != 1 or claims[0].kind is not None:
+        return claims
+    full = claim_with_question(question, claims[0].text)
+    return claims if full is None else [replace(claims[0], text=full, written=claims[0].text)]
 
 
 def cited(response: str, claims: list[Claim]) -> list[Claim]:
@@ -135,10 +162,16 @@ def chunk(parts: Parts, context: str | Sequence[str], claims: Sequence[Claim]) -
 
 
 def plan_response(
-    parts: Parts, response: str, context: str | Sequence[str], *, record: str = "the record"
+    parts: Parts,
+    response: str,
+    context: str | Sequence[str],
+    *,
+    record: str = "the record",
+    question: str | None = None,
 ) -> Plan:
-    """The plan of one response against its context."""
-    return plan_claims(parts, split_claims(parts, response, record=record), context)
+    """The plan of one response against its context (read with its question, if any)."""
+    claims = split_claims(parts, response, record=record, question=question)
+    return plan_claims(parts, claims, context)
 
 
 def plan_claims(parts: Parts, claims: list[Claim], context: str | Sequence[str]) -> Plan:
@@ -177,6 +210,7 @@ def plan_record(parts: Parts, item: tuple[Any, str]) -> Planned | Failed:
         return Failed.of(rec)
     try:
         r = parse_record(rec, limits=parts.limits)
-        return Planned(plan_response(parts, r.response, r.context, record=name), r.reference)
+        planned = plan_response(parts, r.response, r.context, record=name, question=r.question)
+        return Planned(planned, r.reference)
     except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
         return Failed.of(err)
