@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import metrics
 from .harness import DEFAULT_DATA_DIR, Outcome, table
 
 TITLE = "Agreement with people on real RAG answers (rag-dev, development data)"
@@ -50,6 +51,7 @@ def add_arguments(p, name: str) -> None:
     p.add_argument("--skip-hotpot", action="store_true", help="no HotpotQA answers")
     p.add_argument("--skip-ragtruth", action="store_true", help="no RAGTruth answers")
     p.add_argument("--model", default="default")
+    p.add_argument("--granularity", default="sentence", choices=["sentence", "clause"])
     p.add_argument(
         "--faith-sets",
         nargs="*",
@@ -96,12 +98,9 @@ def prf(labels: Sequence[int], flags: Sequence[bool]) -> dict[str, float]:
 
 
 def balanced_accuracy(labels: Sequence[int], flags: Sequence[bool]) -> float:
-    """Mean of the recalls of both classes (label 1 = right, flag = judged wrong), in %."""
-    pos = [not f for y, f in zip(labels, flags) if y == 1]
-    neg = [f for y, f in zip(labels, flags) if y == 0]
-    if not pos or not neg:
-        return float("nan")
-    return round(100 * (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2, 1)
+    """Balanced accuracy (in %) of judging an answer right when it is not flagged."""
+    ba = metrics.balanced_accuracy(list(labels), [0 if f else 1 for f in flags])
+    return float("nan") if ba is None else round(100 * ba, 1)
 
 
 def sample_set(path: Path, n: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -115,13 +114,11 @@ def sample_set(path: Path, n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 
 def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> tuple[float, float]:
-    """ROC-AUC (label 1 = faithful ranks higher) and its Hanley-McNeil standard error."""
-    from sklearn.metrics import roc_auc_score
-
+    """ROC-AUC in % (label 1 = faithful ranks higher) and its Hanley-McNeil standard error."""
+    a = metrics.roc_auc(list(labels), list(scores))
     n1, n0 = sum(labels), len(labels) - sum(labels)
-    if not n1 or not n0:
+    if a is None:
         return float("nan"), float("nan")
-    a = roc_auc_score(labels, scores)
     q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
     se = ((a * (1 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)) ** 0.5
     return round(100 * a, 1), round(100 * se, 1)
@@ -215,7 +212,7 @@ def run(args, bench) -> Outcome:
 
     sink: list | None = [] if args.rows is not None else None
     learned_module.FEATURE_SINK = sink
-    scorer = FaithfulnessScorer(args.model, device="cpu")
+    scorer = FaithfulnessScorer(args.model, device="cpu", granularity=args.granularity)
     cache = cached_nli_class()(scorer.nli)
     if args.nli_cache.is_file():
         bench.log(f"{cache.load(args.nli_cache):,} NLI outputs read from {args.nli_cache}")

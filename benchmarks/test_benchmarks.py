@@ -344,3 +344,36 @@ def test_model_ensemble_averages_the_models_soft_scores_record_by_record(tmp_pat
         model_ensemble.labelled([str(a)])
     with pytest.raises(SystemExit, match="given twice"):
         model_ensemble.labelled([f"A={a}", f"A={b}"])
+
+
+def test_rag_dev_figures_of_the_hallucinated_class():
+    from benchmarks.rag_dev import balanced_accuracy, prf
+
+    labels = [0, 0, 0, 1, 1]  # 0 = hallucinated
+    flags = [True, True, False, True, False]
+    assert prf(labels, flags) == {"f1": 66.7, "precision": 66.7, "recall": 66.7, "n": 5,
+                                  "flagged": 3}  # fmt: skip
+    assert balanced_accuracy(labels, flags) == round(100 * (2 / 3 + 1 / 2) / 2, 1)
+
+
+def test_decision_fit_claim_labels_and_leave_one_dataset_out():
+    from benchmarks.decision_fit import claim_labels, evaluate, fit_on
+    from nli_faith.scoring.learned import FEATURES
+
+    rt = {"set": "ragtruth", "label": 0, "spans": [[10, 20, "Evident Conflict"]],
+          "claims": [{"start": 0, "end": 9}, {"start": 15, "end": 30}]}  # fmt: skip
+    assert claim_labels(rt) == [1, 0]  # a claim is hallucinated where it meets a span
+    many = {"set": "q2", "label": 0, "claims": [{}, {}]}
+    assert claim_labels(many) == [None, None]  # which claim is wrong is not known
+
+    def row(ds, label, p):  # one-claim answers whose p_entail separates the classes
+        f = [p] + [0.0] * (len(FEATURES) - 1)
+        v = "yes" if p >= 0.5 else "idk"
+        return {"set": ds, "label": label, "task": ds,
+                "claims": [{"features": f, "verdict": v, "rule": None}]}  # fmt: skip
+
+    rows = [row(ds, y, p) for ds in ("a", "b") for y, p in ((1, 0.9), (1, 0.8), (0, 0.1),
+                                                           (0, 0.2))] * 5  # fmt: skip
+    d = fit_on([r for r in rows if r["set"] == "a"], c=1.0)
+    assert d.coef[0] > 0  # entailment speaks for faithfulness
+    assert evaluate(d, [r for r in rows if r["set"] == "b"])["ba"] == 100.0
