@@ -10,6 +10,7 @@ stage decide the pair mask.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -24,7 +25,12 @@ from nli_faith.rules import rule_rows
 from nli_faith.rules.numbers import number_support_mask
 from nli_faith.scoring.composite import plan_composites
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
-from nli_faith.text.citations import assign_citations, find_citations, strip_citations
+from nli_faith.text.citations import (
+    assign_citations,
+    find_citations,
+    named_passage,
+    strip_citations,
+)
 from nli_faith.text.claims import Claim
 from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
@@ -131,6 +137,17 @@ def answer_claim(response: str, question: str | None) -> Claim | None:
     return Claim(full, start, start + len(text), raw=text, written=text)
 
 
+def _framed(response: str, claim: Claim) -> Claim:
+    """``claim`` citing the passage its attribution frame names, if it names one (the
+    frame was taken off the claim: it is the sentence's text before the claim)."""
+    before = _SENTENCE_BREAK_RE.split(response[: claim.start])[-1]
+    n = named_passage(before + response[claim.start : claim.end])
+    return claim if n is None else replace(claim, cites=frozenset({n}))
+
+
+_SENTENCE_BREAK_RE = re.compile(r"(?<=[.!?])\s+|\n")
+
+
 def with_question(claims: list[Claim], question: str | None) -> list[Claim]:
     """A lone short answer ("3 years") read with its question as one full claim
     (:func:`~nli_faith.text.questions.claim_with_question`); other claims as they are."""
@@ -141,12 +158,17 @@ def with_question(claims: list[Claim], question: str | None) -> list[Claim]:
 
 
 def cited(response: str, claims: list[Claim]) -> list[Claim]:
-    """With citation markers: the claims stripped of them and told what they cite."""
+    """With citation markers: the claims stripped of them and told what they cite; a
+    claim whose attribution frame names a passage ("Passage 2 states that ...") cites it."""
+    claims = [_framed(response, c) for c in claims]
     markers = find_citations(response)
     if not markers or not claims:
         return claims
     cites = assign_citations(markers, [(c.start, c.end) for c in claims])
-    return [replace(c, text=strip_citations(c.text), cites=d) for c, d in zip(claims, cites)]
+    return [
+        replace(c, text=strip_citations(c.text), cites=c.cites if d is None else d)
+        for c, d in zip(claims, cites)
+    ]
 
 
 def chunk(parts: Parts, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
