@@ -488,6 +488,19 @@ E_SERVE_LOAD_FAILED = Message(
     "E128", "the model could not be loaded, so nothing can be scored here: {error}"
 )
 
+# Streamed answers (nli_faith.engine.stream, the server's /v1/score/stream).
+E_STREAM_PIECE = Message(
+    "E301", "a streamed answer is made of strings; got a piece of type {type_name}."
+)
+E_STREAM_PIECES = Message(
+    "E303",
+    "check_stream takes the answer as an iterable (or async iterable) of strings, got "
+    "{type_name}; to check a whole answer at once, call score().",
+)
+E_STREAM_POLICY = Message(
+    "E302", "block_below_strict must be a number from 0 to 1 or None, got {value!r}."
+)
+
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {
     name: value.code for name, value in list(globals().items()) if isinstance(value, Message)
