@@ -204,3 +204,10 @@ def test_a_sentence_past_the_length_limit_is_refused_naming_the_limit():
     endless = ("word " for _ in range(10_000))  # no full stop, ever
     with pytest.raises(RecordError, match=r"over the limit of 1,000 \(max_response_chars\)"):
         list(scorer.check_stream(endless, CONTEXT))
+
+
+def test_a_full_stop_inside_a_number_releases_nothing(scorer):
+    pieces = ["Orders over $", "1", ".", "5", " million ship free", ".", " Returns", " are fine."]
+    checks = list(scorer.check_stream(pieces, CONTEXT))
+    assert [c.text for c in checks] == ["Orders over $1.5 million ship free.", " Returns are fine."]
+    assert checks[0].claims[0].claim == "Orders over $1.5 million ship free."

@@ -48,6 +48,11 @@ from nli_faith.text.sentences import sentence_spans
 _MAYBE_BOUNDARY = re.compile(r"[.!?\u2026\n][^\s]*\s+\S|[\u3002\uff01\uff1f]\S")
 
 
+#: The answer so far ends like a sentence: its pairs are worth scoring before the next
+#: piece confirms the end (see :meth:`StreamCheck._score_ahead`).
+_ENDS_SENTENCE = re.compile(r"\w[.!?\u2026\u3002\uff01\uff1f][\"'\u201d\u2019)\]*_]*(?:\[\d+\])*$")
+
+
 class PairMemo:
     """The NLI model, remembering each (premise, hypothesis) pair it scored for one
     stream, so that the whole-answer pass at the end scores none of them again.
@@ -113,10 +118,15 @@ class StreamCheck:
         """Take the next piece of the answer; the checks of the sentences it completed.
 
         A stopped stream takes no more text (it returns nothing)."""
+        return self.checks() if self.add(piece) else []
+
+    def add(self, piece: str) -> bool:
+        """Append ``piece`` (cheap); True if :meth:`checks` has work to do: a sentence
+        may have been completed, or the text may end a sentence."""
         if not isinstance(piece, str):
             raise OptionError(E_STREAM_PIECE.format(type_name=type(piece).__name__))
         if self.done:
-            return []
+            return False
         self.text += piece
         limit = self.parts.limits.max_response_chars
         if limit is not None and len(self.text) > limit:
@@ -130,15 +140,28 @@ class StreamCheck:
                 ),
                 field="response",
             )
-        found = _MAYBE_BOUNDARY.search(self.text, self._scan)
-        if found is None:
-            return []
-        self._scan = found.end() - 1
-        tail = self.text[self.released :]
-        spans = sentence_spans(tail)
-        if len(spans) < 2:  # the last sentence may still grow: it waits
-            return []
-        return self._check(self.released + spans[-1][0], final=False)
+        return self._maybe_complete() is not None or self._ends_like_a_sentence()
+
+    def checks(self) -> list[SentenceCheck]:
+        """The checks of the sentences the text added so far completed (and, when it
+        ends like a sentence, that sentence's pairs scored ahead)."""
+        events: list[SentenceCheck] = []
+        found = self._maybe_complete()
+        if found is not None:
+            self._scan = found.end() - 1
+            spans = sentence_spans(self.text[self.released :])
+            if len(spans) >= 2:  # all but the last sentence are complete; the last may grow
+                events = self._check(self.released + spans[-1][0], final=False)
+        if not self.done and self._ends_like_a_sentence():
+            self._score_ahead()
+        return events
+
+    def _maybe_complete(self) -> re.Match | None:
+        return _MAYBE_BOUNDARY.search(self.text, self._scan)
+
+    def _ends_like_a_sentence(self) -> bool:
+        tail = max(self.released, len(self.text) - 64)
+        return _ENDS_SENTENCE.search(self.text, tail) is not None
 
     def finish(self) -> list[SentenceCheck]:
         """The stream has ended: check its last sentence (its checks are returned) and
@@ -166,6 +189,18 @@ class StreamCheck:
         return self.finished
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _score_ahead(self) -> None:
+        """The answer so far ends like a sentence, but only the next piece can tell (it
+        may be "$1." of "$1.5"): score the claims of that sentence now, while the next
+        piece is on its way. The pairs are remembered, so when the end is confirmed the
+        check only plans and reads them; if it was no end, nothing is released."""
+        try:
+            claims = [c for c in split_claims(self.parts, self.text) if c.start >= self.released]
+            if claims:
+                self.runner.run([Planned(plan_claims(self.parts, claims, self.context))])
+        except Exception:  # noqa: BLE001 - a guess; the real check raises what is wrong
+            return
 
     def _check(self, upto: int, *, final: bool) -> list[SentenceCheck]:
         """Check the sentences between ``self.released`` and ``upto`` (complete ones)."""
@@ -257,8 +292,9 @@ class CheckedStream:
                 yield event
             return
         async for piece in self._pieces:
-            for event in await asyncio.to_thread(self.check.feed, piece):
-                yield event
+            if self.check.add(piece):  # model work: off the event loop
+                for event in await asyncio.to_thread(self.check.checks):
+                    yield event
             if self.check.done:
                 break
         for event in await asyncio.to_thread(self.check.finish):
