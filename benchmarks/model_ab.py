@@ -14,7 +14,7 @@ fingerprint, so a model already scored is not run again.
 ``--claims`` also scores every sentence-level gold claim of a set that has them (QAGS) on
 its own against the record's context, as the set ``NAME:claims``: whether a model moves
 the true claims or the wrong ones. ``--data-dir`` may point at any folder with a
-``faithfulness/`` of such files (``python -m nli_faith.training.response_dev`` writes one).
+``faithfulness/`` of such files (``python -m research.response_dev`` writes one).
 """
 
 from __future__ import annotations

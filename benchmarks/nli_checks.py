@@ -33,7 +33,7 @@ def heldout_swaps(data: Path) -> list[dict]:
     """The held-out synthetic pairs, regenerated as ``nli-faith train --synthetic`` made them."""
     from nli_faith.training.data import read_nli_jsonl
     from nli_faith.training.rows import heldout_premises
-    from nli_faith.training.synthetic import generate
+    from research.synthetic import generate
 
     rows = [r for path in sorted((data / "nli" / "train").glob("*.jsonl"))
             for r in read_nli_jsonl(path)]  # fmt: skip

@@ -4,8 +4,8 @@ import json
 import random
 import re
 
-from nli_faith.training.ragpairs import SourceDoc
-from nli_faith.training.response_dev import held_out_documents, main, responses
+from research.ragpairs import SourceDoc
+from research.response_dev import held_out_documents, main, responses
 
 DOC = SourceDoc(
     "d1",
@@ -75,7 +75,7 @@ def _data_dir(tmp_path, docs):
 
 
 def test_held_out_documents_are_those_the_mix_did_not_train_on(tmp_path):
-    from nli_faith.training.taskmix import pick_documents
+    from research.taskmix import pick_documents
 
     docs = [SourceDoc(f"s{i}", "QA", (f"Passage {i}.",)) for i in range(40)]
     data = _data_dir(tmp_path, docs)

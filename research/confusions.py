@@ -10,7 +10,7 @@ of the next. Pairs of both kinds, against the window that holds the original sen
 - ``rag_spliced``: the words before the first verb of one sentence joined to the words from the
   first verb of a neighbouring sentence, when both subjects differ → neutral (not supported).
 
-``python -m nli_faith.training.confusions -o OUT --mix MIX --base MODEL`` writes a second-stage
+``python -m research.confusions -o OUT --mix MIX --base MODEL`` writes a second-stage
 mix: these pairs for the training documents of ``taskmix`` (the same seeded document split),
 mined with the stage-one model; a sample of the stage-one training rows; and replayed
 sentence-level NLI rows, SNLI first. The development rows of the new kinds are written apart and
@@ -23,11 +23,13 @@ import argparse
 import json
 import logging
 import random
+import sys
 import time
 from collections import Counter
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from nli_faith.training.confusion_pairs import confusion_pairs, garbled_pairs
+from research.confusion_pairs import confusion_pairs, garbled_pairs
 
 #: The pair makers ``--pairs`` chooses from.
 MAKERS = {"confusions": confusion_pairs, "garbled": garbled_pairs}
@@ -35,12 +37,35 @@ MAKERS = {"confusions": confusion_pairs, "garbled": garbled_pairs}
 logger = logging.getLogger(__name__)
 
 
-def build(args: argparse.Namespace) -> dict:
+@dataclass(frozen=True)
+class ConfusionOptions:
+    """What :func:`build` makes; the command line's flags have the same names."""
+
+    mix: str  # the stage-one taskmix folder
+    base: str  # the stage-one model (miner and start point)
+    output: str
+    data: str = "../shared/data"
+    docs: int = 1600  # as taskmix --docs
+    mix_seed: int = 21  # as taskmix --seed
+    dev_fraction: float = 0.1  # as taskmix --dev-fraction
+    pairs: str = "confusions"  # a key of MAKERS
+    per_doc: int = 2  # pairs of each kind per document
+    stage_one: int = 4000  # stage-one training rows kept
+    replay: int = 5000  # sentence-level NLI rows
+    hard_below: float = 0.75
+    easy_rate: float = 0.35
+    max_length: int = 256
+    miner_backend: str = "torch"
+    seed: int = 31
+
+
+def build(args: ConfusionOptions, *, command: str = "") -> dict:
+    """Build the second-stage mix into ``args.output``; ``command`` goes in its manifest."""
     from nli_faith import FaithfulnessScorer
     from nli_faith.nli.model import NLIModel
-    from nli_faith.training.ragpairs import RagPairMaker
-    from nli_faith.training.taskmix import (
-        _row,
+    from research.ragpairs import RagPairMaker
+    from research.taskmix import (
+        as_row,
         p_gold,
         pick_documents,
         read_rows,
@@ -57,8 +82,8 @@ def build(args: argparse.Namespace) -> dict:
     )
     maker = RagPairMaker(FaithfulnessScorer(args.base))
     make = MAKERS[args.pairs]
-    new = [_row(p) for p in make(maker, train_docs, seed=args.seed, per_doc=args.per_doc)]
-    dev_new = [_row(p) for p in make(maker, dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
+    new = [as_row(p) for p in make(maker, train_docs, seed=args.seed, per_doc=args.per_doc)]
+    dev_new = [as_row(p) for p in make(maker, dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
     logger.info(
         "confusion pairs: %d train, %d dev (%.0f s)", len(new), len(dev_new), time.time() - t0
     )
@@ -87,7 +112,7 @@ def build(args: argparse.Namespace) -> dict:
     selection = read_rows(mix / "dev_select.jsonl") + dev_new
     parts = {"train": train, "replay": replay, "dev_confusions": dev_new, "dev_select": selection}
     manifest = {
-        "options": vars(args),
+        "options": asdict(args),
         "confusion_candidates": dict(Counter(r["kind"] for r in new)),
         "confusion_hard": int((pg < args.hard_below).sum()),
         "confusion_kept": dict(Counter(r["kind"] for r in kept)),
@@ -99,12 +124,12 @@ def build(args: argparse.Namespace) -> dict:
         "dev_select": len(selection),
         "wall_seconds": round(time.time() - t0, 1),
     }
-    return write_mix(out, parts, manifest, tool="confusions")
+    return write_mix(out, parts, manifest, command=command)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m nli_faith.training.confusions", description=__doc__.split("\n")[0]
+        prog="python -m research.confusions", description=__doc__.split("\n")[0]
     )
     ap.add_argument("--data", default="../shared/data", help="the shared data folder")
     ap.add_argument("--mix", required=True, help="the stage-one taskmix folder")
@@ -131,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=31)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    print(json.dumps(build(args), indent=2))
+    from research.taskmix import command_line
+
+    opts = ConfusionOptions(**{f.name: getattr(args, f.name) for f in fields(ConfusionOptions)})
+    cmd = command_line("confusions", sys.argv[1:] if argv is None else argv)
+    print(json.dumps(build(opts, command=cmd), indent=2))
     return 0
 
 

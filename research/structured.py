@@ -26,7 +26,7 @@ import json
 import random
 from dataclasses import dataclass
 
-from nli_faith.training.synthetic import SyntheticPair
+from research.synthetic import SyntheticPair
 
 _COMPANIES = (
     ("AAPL", "Apple"), ("MSFT", "Microsoft"), ("GOOGL", "Alphabet"), ("AMZN", "Amazon"),

@@ -35,7 +35,7 @@ import re
 from collections.abc import Sequence
 
 from nli_faith.training.data import NOT_ENTAILMENT_ID, NLIExample
-from nli_faith.training.synthetic import SyntheticPair
+from research.synthetic import SyntheticPair
 
 _NAMES = {0: "entailment", 1: "neutral", 2: "contradiction", NOT_ENTAILMENT_ID: "not_entailment"}
 #: Words that start a sentence but not a name: lower-cased when the part is joined mid-sentence.

@@ -1,11 +1,12 @@
 """Build the task-shaped fine-tuning mix: RAG-shaped pairs, FactCG/FOLIO, an NLI slice.
 
-``python -m nli_faith.training.taskmix --data ../shared/data -o OUT`` writes
+``python -m research.taskmix --data ../shared/data -o OUT`` (or :func:`build` with a
+:class:`MixOptions`) writes
 ``OUT/train.jsonl`` (mined), ``OUT/replay.jsonl`` (unmined NLI rows), ``OUT/dev.jsonl``,
 ``OUT/dev_select.jsonl`` (the model-selection split) and ``OUT/manifest.json`` (counts by origin and
 label, the command, the seed). Steps:
 
-1. RAG-shaped pairs (:mod:`nli_faith.training.ragpairs`) from ``rag-sources``; the
+1. RAG-shaped pairs (:mod:`research.ragpairs`) from ``rag-sources``; the
    development split is carved **by document** (seeded hash of ``source_id``), so no
    claim of a development document is trained on.
 2. ``faith-train`` (FactCG CG2C-Doc, CG2C-MuSiQue negatives, FOLIO), split by premise.
@@ -25,15 +26,17 @@ import argparse
 import json
 import logging
 import random
+import shlex
 import sys
 import time
 from collections import Counter
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
 from nli_faith.training.data import NOT_ENTAILMENT_ID, NLIExample, in_dev, read_nli_jsonl
-from nli_faith.training.synthetic import SyntheticPair
+from research.synthetic import SyntheticPair
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +47,8 @@ _IDS = {v: k for k, v in _NAMES.items()}
 _CUT_KINDS = frozenset({"rag_removed", "rag_nearest", "rag_fused_half", "rag_fused_across_half"})
 
 
-def _row(p: SyntheticPair | NLIExample) -> dict:
+def as_row(p: SyntheticPair | NLIExample) -> dict:
+    """A made pair or an NLI row as a mix row (premise, hypothesis, label name, source, kind)."""
     if isinstance(p, SyntheticPair):
         return {
             "premise": p.premise,
@@ -155,20 +159,25 @@ def read_rows(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def write_mix(out: Path, parts: dict[str, list[dict]], manifest: dict, *, tool: str) -> dict:
+def command_line(tool: str, argv: list[str] | tuple[str, ...]) -> str:
+    """The command that runs ``research.TOOL`` with ``argv``, as a manifest records it.
+
+    >>> command_line("taskmix", ["-o", "my mix"])
+    "python -m research.taskmix -o 'my mix'"
+    """
+    return f"python -m research.{tool} " + shlex.join(argv)
+
+
+def write_mix(out: Path, parts: dict[str, list[dict]], manifest: dict, *, command: str) -> dict:
     """Write each part as ``OUT/NAME.jsonl``, ``dev_records.jsonl`` (the ``dev_select``
     part as records for ``nli-faith calibrate``) and ``manifest.json``, which records the
-    command (``python -m nli_faith.training.TOOL ...``) that built the mix; return the
-    manifest."""
+    ``command`` that built the mix (:func:`command_line`); return the manifest."""
     parts = parts | {"dev_records": as_records(parts["dev_select"])}
     for name, rows in parts.items():
         with (out / f"{name}.jsonl").open("w", encoding="utf-8") as fh:
             for r in rows:
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    manifest = {
-        "command": f"python -m nli_faith.training.{tool} " + " ".join(sys.argv[1:]),
-        **manifest,
-    }
+    manifest = {"command": command, **manifest}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     return manifest
 
@@ -177,7 +186,7 @@ def pick_documents(
     data: Path, *, n: int, seed: int, dev_fraction: float, rng: random.Random | None = None
 ) -> tuple[list, list]:
     """The seeded sample of ``rag-sources`` documents, split by document into (train, dev)."""
-    from nli_faith.training.ragpairs import read_sources
+    from research.ragpairs import read_sources
 
     docs = read_sources(data / "rag-sources" / "ragtruth_train_sources.jsonl")
     (rng or random.Random(seed)).shuffle(docs)
@@ -187,14 +196,42 @@ def pick_documents(
     return train, dev
 
 
-def build(args: argparse.Namespace) -> dict:
+@dataclass(frozen=True)
+class MixOptions:
+    """What :func:`build` makes; the command line's flags have the same names."""
+
+    output: str
+    data: str = "../shared/data"
+    miner: str = "default"  # model that scores candidates (hard examples)
+    miner_backend: str = "onnx"
+    redundant_above: float = 0.9  # drop a cut-support neutral pair above this P(entail)
+    docs: int = 2510  # RAG documents to use
+    per_doc: int = 3  # sentence claims per document
+    extrinsic: int = 0  # claims per document grown by a detail / cut shorter
+    confusions: int = 0  # in-document swaps and spliced sentences per document
+    nli: int = 9000  # rows of nli/train + train-extra
+    musique: int = 400  # CG2C-MuSiQue negatives
+    multi_fact: int = 1500
+    structured: int = 1500
+    max_premise_words: int = 160
+    max_length: int = 256
+    hard_below: float = 0.75  # P(gold) under which a row is hard
+    easy_rate: float = 0.25  # share of the easy rows kept
+    replay: int = 3000  # unmined nli/train rows
+    dev_other: int = 350  # non-RAG rows in the selection split
+    dev_fraction: float = 0.1
+    seed: int = 21
+
+
+def build(args: MixOptions, *, command: str = "") -> dict:
+    """Build the mix into ``args.output``; ``command`` is recorded in its manifest."""
     from nli_faith import FaithfulnessScorer
     from nli_faith.nli.model import NLIModel
-    from nli_faith.training.confusion_pairs import confusion_pairs
-    from nli_faith.training.extrinsic import extrinsic_pairs
-    from nli_faith.training.multifact import conjunction_pairs, summary_pairs
-    from nli_faith.training.ragpairs import RagPairMaker
-    from nli_faith.training.structured import structured_pairs
+    from research.confusion_pairs import confusion_pairs
+    from research.extrinsic import extrinsic_pairs
+    from research.multifact import conjunction_pairs, summary_pairs
+    from research.ragpairs import RagPairMaker
+    from research.structured import structured_pairs
 
     data, out = Path(args.data), Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
@@ -206,8 +243,8 @@ def build(args: argparse.Namespace) -> dict:
         data, n=args.docs, seed=args.seed, dev_fraction=args.dev_fraction, rng=rng
     )
     maker = RagPairMaker(FaithfulnessScorer(args.miner))
-    train_rows = [_row(p) for p in maker.make(train_docs, seed=args.seed, per_doc=args.per_doc)]
-    dev_rows = [_row(p) for p in maker.make(dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
+    train_rows = [as_row(p) for p in maker.make(train_docs, seed=args.seed, per_doc=args.per_doc)]
+    dev_rows = [as_row(p) for p in maker.make(dev_docs, seed=args.seed + 1, per_doc=args.per_doc)]
     for per_doc, make, offset in (
         (args.extrinsic, extrinsic_pairs, 41),
         (args.confusions, confusion_pairs, 51),
@@ -216,24 +253,24 @@ def build(args: argparse.Namespace) -> dict:
             continue
         for docs, rows, k in ((train_docs, train_rows, 0), (dev_docs, dev_rows, 1)):
             made = make(maker, docs, seed=args.seed + offset + k, per_doc=per_doc)
-            rows.extend(_row(p) for p in made)
+            rows.extend(as_row(p) for p in made)
     logger.info(
         "rag pairs: %d train, %d dev (%.0f s)", len(train_rows), len(dev_rows), time.time() - t0
     )
 
     other: list[dict] = []
     for name in ("factcg_cg2c_doc", "folio"):
-        other.extend(_row(r) for r in read_nli_jsonl(data / "faith-train" / f"{name}.jsonl"))
+        other.extend(as_row(r) for r in read_nli_jsonl(data / "faith-train" / f"{name}.jsonl"))
     musique = read_nli_jsonl(data / "faith-train" / "factcg_cg2c_musique.jsonl")
     rng.shuffle(musique)  # negatives only: a small share, so as not to skew the labels
-    other.extend(_row(r) for r in musique[: args.musique])
+    other.extend(as_row(r) for r in musique[: args.musique])
     nli = _nli_slice(data, args.nli, rng, args.max_premise_words)
-    other.extend(_row(r) for r in nli)
+    other.extend(as_row(r) for r in nli)
     originals = [r for r in nli if r.label in (0, 1, 2)]
     made = conjunction_pairs(originals, n=args.multi_fact // 2, seed=args.seed + 5)
     made += summary_pairs(originals, n=args.multi_fact - args.multi_fact // 2, seed=args.seed + 6)
     made += structured_pairs(n=args.structured, seed=args.seed + 7)
-    other.extend(_row(p) for p in made)
+    other.extend(as_row(p) for p in made)
     for r in other:
         (dev_rows if in_dev(r["premise"], **split) else train_rows).append(r)
 
@@ -255,7 +292,7 @@ def build(args: argparse.Namespace) -> dict:
     selection = select_dev(dev_rows, n_other=args.dev_other)
     parts = {"train": kept, "dev": dev_rows, "replay": replay, "dev_select": selection}
     manifest = {
-        "options": vars(args),
+        "options": asdict(args),
         "rag_documents": {"train": len(train_docs), "dev": len(dev_docs)},
         "candidates": len(train_rows),
         "candidates_by_kind": dict(Counter(r["kind"] for r in train_rows).most_common()),
@@ -276,12 +313,12 @@ def build(args: argparse.Namespace) -> dict:
         "mining_seconds": round(mine_s, 1),
         "wall_seconds": round(time.time() - t0, 1),
     }
-    return write_mix(out, parts, manifest, tool="taskmix")
+    return write_mix(out, parts, manifest, command=command)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m nli_faith.training.taskmix", description=__doc__.split("\n")[0]
+        prog="python -m research.taskmix", description=__doc__.split("\n")[0]
     )
     ap.add_argument("--data", default="../shared/data", help="the shared data folder")
     ap.add_argument("-o", "--output", required=True)
@@ -302,13 +339,13 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="claims per document grown by a detail from elsewhere (neutral) and cut "
-        "shorter (entailment); see nli_faith.training.extrinsic",
+        "shorter (entailment); see research.extrinsic",
     )
     ap.add_argument(
         "--confusions",
         type=int,
         default=0,
-        help="in-document entity swaps and spliced sentences per document (nli_faith.training."
+        help="in-document entity swaps and spliced sentences per document (research."
         "confusion_pairs), mined with the others",
     )
     ap.add_argument("--nli", type=int, default=9000, help="rows of nli/train + train-extra")
@@ -329,7 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=21)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    print(json.dumps(build(args), indent=2))
+    opts = MixOptions(**{f.name: getattr(args, f.name) for f in fields(MixOptions)})
+    cmd = command_line("taskmix", sys.argv[1:] if argv is None else argv)
+    print(json.dumps(build(opts, command=cmd), indent=2))
     return 0
 
 

@@ -17,7 +17,7 @@ the support and grow the claim, so a model cannot pass them on shared words alon
   alone, and so are conditions ("if", "when", "for orders over ...").
 
 ``extrinsic_pairs(maker, docs, seed=...)`` takes a
-:class:`~nli_faith.training.ragpairs.RagPairMaker` for its chunker and makes its own parse.
+:class:`~research.ragpairs.RagPairMaker` for its chunker and makes its own parse.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import random
 import re
 from collections import defaultdict
 
-from nli_faith.training.ragpairs import _words as _content
-from nli_faith.training.synthetic import SyntheticPair
+from research.ragpairs import words as _content
+from research.synthetic import SyntheticPair
 
 _PP_ENTS = frozenset(
     {"DATE", "TIME", "GPE", "LOC", "FAC", "ORG", "EVENT", "MONEY", "PERCENT", "QUANTITY"}
@@ -196,15 +196,15 @@ def extrinsic_pairs(
     """
     import spacy
 
-    from nli_faith.training.ragpairs import _contains, _prose_claims, _sentences, _windows_of
+    from research.ragpairs import contains, prose_claims, sentences, windows_of
 
     nlp = spacy.load(spacy_model, exclude=["lemmatizer"])
     rng = random.Random(seed)
     plans = []
     for doc in docs:
         chunks = maker.chunks(doc)
-        prose = _prose_claims(doc, _sentences(chunks))
-        usable = [s for s in prose if _windows_of(s, chunks)]
+        prose = prose_claims(doc, sentences(chunks))
+        usable = [s for s in prose if windows_of(s, chunks)]
         picks = rng.sample(usable, min(per_doc, len(usable)))
         plans.append((doc, chunks, picks, prose[:_DONORS]))
     texts = sorted({s.text for *_, picks, prose in plans for s in [*picks, *prose]})
@@ -221,8 +221,8 @@ def extrinsic_pairs(
             sent = next(iter(parsed[s.text].sents), None)
             if sent is None:
                 continue
-            window = rng.choice(_windows_of(s, chunks))
-            outside = harvest(parsed[o.text] for o in prose if not _contains(window, o))
+            window = rng.choice(windows_of(s, chunks))
+            outside = harvest(parsed[o.text] for o in prose if not contains(window, o))
             pools = {kind: outside.get(kind) or elsewhere[kind] for kind in ("pp", "appos")}
             more = add_detail(sent, pools, window.text, rng)
             if more:

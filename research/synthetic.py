@@ -34,7 +34,7 @@ _MONTHS = (
 )
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 _MONTH_RE = re.compile(r"\b(" + "|".join(_MONTHS + _DAYS) + r")\b")
-_SWAP_ENTS = ("PERSON", "GPE", "ORG", "NORP", "LOC", "FAC", "EVENT", "WORK_OF_ART", "LANGUAGE")
+SWAP_ENTS = ("PERSON", "GPE", "ORG", "NORP", "LOC", "FAC", "EVENT", "WORK_OF_ART", "LANGUAGE")
 _BE_HAVE = {
     "is", "are", "was", "were", "am", "has", "have", "had", "can", "could", "will",
     "would", "should", "may", "might", "must", "does", "do", "did",
@@ -148,7 +148,7 @@ def negate(doc_sent, rng: random.Random) -> str | None:  # a spaCy Span, tagged
 
 
 def swap_entity(doc_sent, pools: dict[str, list[str]], rng: random.Random) -> str | None:
-    ents = [e for e in doc_sent.ents if e.label_ in _SWAP_ENTS and len(pools[e.label_]) > 5]
+    ents = [e for e in doc_sent.ents if e.label_ in SWAP_ENTS and len(pools[e.label_]) > 5]
     if not ents:
         return None
     ent = rng.choice(ents)
@@ -186,7 +186,7 @@ def generate(
     pools: dict[str, list[str]] = defaultdict(list)
     for doc in docs:
         for ent in doc.ents:
-            if ent.label_ in _SWAP_ENTS:
+            if ent.label_ in SWAP_ENTS:
                 pools[ent.label_].append(ent.text)
     pools = defaultdict(list, {k: sorted(set(v)) for k, v in pools.items()})
     out: list[SyntheticPair] = []

@@ -23,7 +23,7 @@ Records are written in the faithfulness-set format, one file per task type, unde
 ``OUT/faithfulness/response_dev_<task>.jsonl``, so ``python -m benchmarks run model_ab
 --data-dir OUT --datasets response_dev_summary,...`` scores two models on them.
 
-``python -m nli_faith.training.response_dev --mix MIX -o OUT``
+``python -m research.response_dev --mix MIX -o OUT``
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import logging
 import random
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -52,8 +53,8 @@ def _flat(text: str) -> str:
 
 def held_out_documents(data: Path, manifest: dict) -> list:
     """``rag-sources`` documents outside the mix's training documents, in file order."""
-    from nli_faith.training.ragpairs import read_sources
-    from nli_faith.training.taskmix import pick_documents
+    from research.ragpairs import read_sources
+    from research.taskmix import pick_documents
 
     opts = manifest["options"]
     train, _ = pick_documents(
@@ -66,8 +67,8 @@ def held_out_documents(data: Path, manifest: dict) -> list:
 
 def claims_by_document(maker, docs, *, seed: int) -> list[dict[str, list[str]]]:
     """For each document: its supported claims and its wrong ones, by generator kind."""
-    from nli_faith.training.confusion_pairs import confusion_pairs, garbled_pairs
-    from nli_faith.training.extrinsic import extrinsic_pairs
+    from research.confusion_pairs import confusion_pairs, garbled_pairs
+    from research.extrinsic import extrinsic_pairs
 
     owner = {}
     for i, doc in enumerate(docs):
@@ -92,9 +93,9 @@ def claims_by_document(maker, docs, *, seed: int) -> list[dict[str, list[str]]]:
 
 
 def _jaccard(a: str, b: str) -> float:
-    from nli_faith.training.ragpairs import _words
+    from research.ragpairs import words
 
-    wa, wb = _words(a), _words(b)
+    wa, wb = words(a), words(b)
     return len(wa & wb) / max(1, len(wa | wb))
 
 
@@ -148,9 +149,23 @@ def responses(doc, claims: dict[str, list[str]], rng: random.Random, *, max_clai
     return out
 
 
-def build(args: argparse.Namespace) -> dict:
+@dataclass(frozen=True)
+class DevSetOptions:
+    """What :func:`build` makes; the command line's flags have the same names."""
+
+    mix: str  # a taskmix output folder (its manifest.json)
+    output: str  # folder to write faithfulness/ into
+    data: str = "../shared/data"
+    docs_per_task: int = 150  # documents per task type
+    tasks: str = "summary,qa,data2txt"  # task types to make sets of (comma list)
+    chunker: str = "default"  # model whose scorer chunks documents
+    seed: int = 31
+
+
+def build(args: DevSetOptions, *, command: str = "") -> dict:
+    """Write the sets into ``args.output``/faithfulness; ``command`` goes in the summary."""
     from nli_faith import FaithfulnessScorer
-    from nli_faith.training.ragpairs import RagPairMaker
+    from research.ragpairs import RagPairMaker
 
     t0 = time.time()
     data, out = Path(args.data), Path(args.output)
@@ -183,7 +198,7 @@ def build(args: argparse.Namespace) -> dict:
         }
         logger.info("%s: %s", name, counts[name])
     summary = {
-        "command": "python -m nli_faith.training.response_dev " + " ".join(args.argv),
+        "command": command,
         "mix": str(args.mix),
         "held_out_documents": len(docs),
         "sets": counts,
@@ -196,7 +211,9 @@ def build(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> None:
     import sys
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m research.response_dev", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--data", default="../shared/data", help="the shared data folder")
     ap.add_argument("--mix", required=True, help="a taskmix output folder (its manifest.json)")
     ap.add_argument("-o", "--output", required=True, help="folder to write faithfulness/ into")
@@ -207,9 +224,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chunker", default="default", help="model whose scorer chunks documents")
     ap.add_argument("--seed", type=int, default=31)
     args = ap.parse_args(argv)
-    args.argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    print(json.dumps(build(args), indent=2))
+    from research.taskmix import command_line
+
+    opts = DevSetOptions(**{f.name: getattr(args, f.name) for f in fields(DevSetOptions)})
+    cmd = command_line("response_dev", sys.argv[1:] if argv is None else argv)
+    print(json.dumps(build(opts, command=cmd), indent=2))
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ from pathlib import Path
 
 from nli_faith.text.chunking import Chunk
 from nli_faith.text.claims import Claim
-from nli_faith.training.multifact import join_claims
-from nli_faith.training.synthetic import (
-    _SWAP_ENTS,
+from research.multifact import join_claims
+from research.synthetic import (
+    SWAP_ENTS,
     SyntheticPair,
     change_number,
     negate,
@@ -69,11 +69,13 @@ def read_sources(path: str | Path) -> list[SourceDoc]:
     return out
 
 
-def _words(text: str) -> set[str]:
+def words(text: str) -> set[str]:
+    """The content words of ``text``: lower-cased, stop words left out."""
     return {w for w in _WORD_RE.findall(text.lower()) if w not in _STOP}
 
 
-def _contains(outer: Chunk, inner: Chunk) -> bool:
+def contains(outer: Chunk, inner: Chunk) -> bool:
+    """Whether chunk ``outer`` holds ``inner`` (same document, wider span)."""
     return (
         outer.doc_index == inner.doc_index
         and outer.start <= inner.start
@@ -91,7 +93,8 @@ def _without(window: Chunk, sent: Chunk, doc: str) -> str:
     return " ".join((text[:a] + " " + text[b:]).split())
 
 
-def _flat(text: str) -> str:
+def flat(text: str) -> str:
+    """``text`` as its lower-cased words, one space apart (no punctuation)."""
     return " ".join(_WORD_RE.findall(text.lower()))
 
 
@@ -101,8 +104,8 @@ def _still_said(rest: str, *texts: str) -> bool:
     Web passages often repeat themselves (a recipe's steps twice, a page's text after its
     summary): cutting one copy of a sentence leaves the other, and the pair is no negative.
     """
-    flat = f" {_flat(rest)} "
-    return any(_flat(t) and f" {_flat(t)} " in flat for t in texts)
+    left = f" {flat(rest)} "
+    return any(flat(t) and f" {flat(t)} " in left for t in texts)
 
 
 def _main_clause(sentence: str) -> str | None:
@@ -129,20 +132,20 @@ def _as_claim(chunk: Chunk) -> str | None:
     return text
 
 
-def _sentences(chunks: Sequence[Chunk]) -> list[Chunk]:
+def sentences(chunks: Sequence[Chunk]) -> list[Chunk]:
     """The chunks that hold no other chunk: a document's sentences (or record fields)."""
-    return [c for c in chunks if not any(_contains(c, o) for o in chunks)]
+    return [c for c in chunks if not any(contains(c, o) for o in chunks)]
 
 
-def _prose_claims(doc: SourceDoc, sents: Sequence[Chunk]) -> list[Chunk]:
+def prose_claims(doc: SourceDoc, sents: Sequence[Chunk]) -> list[Chunk]:
     """The sentences that read as claims and as written (no linearised record field)."""
     return [s for s in sents if _as_claim(s) and _is_prose(s, doc.context[s.doc_index])]
 
 
-def _windows_of(sent: Chunk, chunks: Sequence[Chunk]) -> list[Chunk]:
+def windows_of(sent: Chunk, chunks: Sequence[Chunk]) -> list[Chunk]:
     """Windows around a sentence that also hold its words (a record's field is read anew)."""
-    words = _words(sent.text)
-    return [c for c in chunks if _contains(c, sent) and words <= _words(c.text)]
+    needed = words(sent.text)
+    return [c for c in chunks if contains(c, sent) and needed <= words(c.text)]
 
 
 def _is_prose(chunk: Chunk, doc: str) -> bool:
@@ -180,9 +183,9 @@ class RagPairMaker:
         plans = []
         for doc in docs:
             chunks = self.chunks(doc)
-            sents = _sentences(chunks)
+            sents = sentences(chunks)
             usable = [(s, _as_claim(s)) for s in sents]
-            usable = [(s, t) for s, t in usable if t and _windows_of(s, chunks)]
+            usable = [(s, t) for s, t in usable if t and windows_of(s, chunks)]
             rng.shuffle(usable)
             plans.append((doc, chunks, sents, usable[:per_doc]))
         claims = sorted({t for *_, use in plans for _, t in use})
@@ -190,7 +193,7 @@ class RagPairMaker:
         pools: dict[str, list[str]] = defaultdict(list)
         for d in tagged.values():
             for ent in d.ents:
-                if ent.label_ in _SWAP_ENTS:
+                if ent.label_ in SWAP_ENTS:
                     pools[ent.label_].append(ent.text)
         pools = defaultdict(list, {k: sorted(set(v)) for k, v in pools.items()})
         out: list[SyntheticPair] = []
@@ -204,7 +207,7 @@ class RagPairMaker:
     def _pairs(
         self, doc, chunks, sents, sent, claim, tagged, pools, rng, src
     ) -> list[SyntheticPair]:
-        window = rng.choice(_windows_of(sent, chunks))
+        window = rng.choice(windows_of(sent, chunks))
         premise = window.text if rng.random() < 0.75 else sent.text
         out = []
         short = _main_clause(claim) if rng.random() < 0.4 else None
@@ -238,15 +241,15 @@ class RagPairMaker:
     @staticmethod
     def _nearest(claim: str, sent: Chunk, sents: Sequence[Chunk]) -> Chunk | None:
         """The other sentence closest to the claim in words, unless it nearly repeats it."""
-        words, same = _words(claim), _flat(sent.text)
+        mine, same = words(claim), flat(sent.text)
         best, best_score = None, 0.0
         for s in sents:
-            if s is sent or _flat(s.text) == same:
+            if s is sent or flat(s.text) == same:
                 continue
-            other = _words(s.text)
+            other = words(s.text)
             if not other:
                 continue
-            score = len(words & other) / len(words | other)
+            score = len(mine & other) / len(mine | other)
             if score > best_score:
                 best, best_score = s, score
         if best is None or best_score > 0.5 or best_score < 0.08:
@@ -276,11 +279,11 @@ class RagPairMaker:
             premise = f"{a.text} {b.text}"
             kind = "rag_fused_across"
         else:
-            windows = [c for c in chunks if sum(_contains(c, s) for s, _ in claims) >= 2]
+            windows = [c for c in chunks if sum(contains(c, s) for s, _ in claims) >= 2]
             if not windows:
                 return out
             w = rng.choice(windows)
-            inside = [(s, t) for s, t in claims if _contains(w, s)]
+            inside = [(s, t) for s, t in claims if contains(w, s)]
             (a, ta), (b, tb) = rng.sample(inside, 2)
             if a.start > b.start:
                 (a, ta), (b, tb) = (b, tb), (a, ta)

