@@ -20,7 +20,7 @@ without any evaluation file:
 * the context is the whole document, as the scorer gets it.
 
 Records are written in the faithfulness-set format, one file per task type, under
-``OUT/faithfulness/response_dev_<task>.jsonl``, so ``python -m benchmarks run model_ab
+``OUT/faithfulness/response_dev_<task>.jsonl``, so ``python -m research.studies run model_ab
 --data-dir OUT --datasets response_dev_summary,...`` scores two models on them.
 
 ``python -m research.response_dev --mix MIX -o OUT``

@@ -1,7 +1,7 @@
 """How far averaging NLI models goes on the faithfulness sets: each model alone, and the mean
 of the soft scores of every group of two or more of them.
 
-    python -m benchmarks run model_ensemble --limit 500 \\
+    python -m research.studies run model_ensemble --limit 500 \\
         --models default S4=runs/gS4 E1=runs/E1/model
 
 A model is a registry name, folder or hub id, optionally labelled ``LABEL=MODEL``. Each
@@ -24,8 +24,8 @@ import time
 
 import numpy as np
 
-from .harness import Outcome
-from .model_ab import (
+from benchmarks.harness import Outcome
+from research.studies.model_ab import (
     add_sample_arguments,
     auc_se,
     cache_file,

@@ -1,6 +1,6 @@
 """Sentence-level NLI kept after fine-tuning: SNLI test, MNLI-binary dev, held-out swaps.
 
-    python -m benchmarks run nli_checks --models nli-faith-minilm-l6 runs/new/model
+    python -m research.studies run nli_checks --models nli-faith-minilm-l6 runs/new/model
 
 For each model (registry name, folder or hub id), with fp32 ONNX (the probabilities of
 torch): accuracy on ``nli/eval/snli_test.jsonl`` (3-way) and
@@ -8,7 +8,7 @@ torch): accuracy on ``nli/eval/snli_test.jsonl`` (3-way) and
 held-out synthetic number and entity swaps predicted as contradiction. The swaps are
 made as the bundled model's training made its held-out set: the same seeded 1,500
 premises of ``nli/train``, which the bundled model never trained on
-(:mod:`nli_faith.training.rows`; a task-shaped fine-tune's NLI slice may hold a few of them,
+(:mod:`research.augment`; a task-shaped fine-tune's NLI slice may hold a few of them,
 never their swapped claims). The number rules have widened since that run, so the pairs
 differ slightly from its own file.
 These are the no-forgetting checks a task-shaped fine-tune must pass.
@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from .harness import DEFAULT_DATA_DIR, Outcome
+from benchmarks.harness import DEFAULT_DATA_DIR, Outcome
 
 TITLE = "Sentence-level NLI kept after fine-tuning"
-#: As the bundled model's training: ``TrainConfig.synthetic_seed`` and its held-out count.
+#: As the bundled model's training: ``Synthesis.seed`` and ``Synthesis.heldout_premises``.
 SYNTHETIC_SEED = 13
 HELD_PREMISES = 1500
 
@@ -32,7 +32,7 @@ HELD_PREMISES = 1500
 def heldout_swaps(data: Path) -> list[dict]:
     """The held-out synthetic pairs, regenerated as ``nli-faith train --synthetic`` made them."""
     from nli_faith.training.data import read_nli_jsonl
-    from nli_faith.training.rows import heldout_premises
+    from research.augment import heldout_premises
     from research.synthetic import generate
 
     rows = [r for path in sorted((data / "nli" / "train").glob("*.jsonl"))

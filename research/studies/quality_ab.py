@@ -1,7 +1,7 @@
 """Before / after on the same records: nli-faith's scores from two versions, one model pass.
 
     git worktree add /tmp/before <older commit>
-    python -m benchmarks run quality_ab --before-src /tmp/before [--limit 100]
+    python -m research.studies run quality_ab --before-src /tmp/before [--limit 100]
 
 For a change to the scorer, the baselines of :mod:`benchmarks.quality` do not move; only
 nli-faith's strict / lenient / soft figures do. This scores each set's seeded sample
@@ -19,23 +19,18 @@ Progress is printed after every set.
 from __future__ import annotations
 
 import logging
-import re
-import shutil
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .harness import DEFAULT_DATA_DIR, Outcome
-from .metrics import evaluate_scores, split_by_id
-from .nli_cache import CachedNLI
-from .quality import load_dataset
-from .report import _std_error
+from benchmarks.before import BUNDLED, import_before
+from benchmarks.harness import DEFAULT_DATA_DIR, Outcome
+from benchmarks.metrics import evaluate_scores, held_out_half
+from benchmarks.quality import load_dataset
+from benchmarks.report import std_error
+from nli_faith.nli.cache import CachedNLI
 
-REPO = Path(__file__).resolve().parents[1]
-BUNDLED = REPO / "models" / "nli-faith-minilm-l6"
 #: Cheapest first, so that a run cut short still covers most sets.
 ORDER = [
     "begin_dev",
@@ -53,31 +48,6 @@ METRICS = ("balanced_accuracy", "roc_auc")
 KEYS = ("strict", "lenient", "soft")
 
 
-def pairs_scored(scorer, response: str, context) -> int:
-    """The (claim, chunk) pairs the model scores for one request: through this library's
-    stages, or the ``matrix`` method of an older checkout's scorer."""
-    if hasattr(scorer, "stages"):
-        m = scorer.stages.matrices([scorer.stages.plan(response, context)])[0]
-    else:
-        m = scorer.matrix(response, context)
-    return int(m.mask.sum())
-
-
-def import_before(src: Path):
-    """The older library's ``FaithfulnessScorer``, imported as ``nli_faith_before``."""
-    tmp = Path(tempfile.mkdtemp(prefix="nli_faith_before_"))
-    dst = tmp / "nli_faith_before"
-    shutil.copytree(src / "nli_faith", dst)
-    for py in dst.rglob("*.py"):
-        text = py.read_text(encoding="utf-8")
-        py.write_text(re.sub(r"\bnli_faith\b", "nli_faith_before", text), encoding="utf-8")
-    (tmp / "models").symlink_to(src / "models")  # where its registry looks for models
-    sys.path.insert(0, str(tmp))
-    from nli_faith_before.scorer import FaithfulnessScorer as Before  # noqa: PLC0415
-
-    return Before
-
-
 def _scores(results, key: str) -> np.ndarray:
     return np.array([0.5 if getattr(r, key) is None else getattr(r, key) for r in results])
 
@@ -93,7 +63,7 @@ def _decision_bacc(labels: np.ndarray, results) -> float:
 
 def compare(name: str, recs: list[dict], before, after, plain=None) -> dict:
     labels = np.array([int(r["label"]) for r in recs])
-    test = split_by_id([r["id"] for r in recs])
+    test = held_out_half(labels)
     batch = [{"response": r["response"], "context": r["context"]} for r in recs]
     t0 = time.perf_counter()
     res_b = before.score_batch(batch)
@@ -118,7 +88,7 @@ def compare(name: str, recs: list[dict], before, after, plain=None) -> dict:
                 "after": a,
                 "after_no_composite": None if mp is None else mp[metric],
                 "delta": None if a is None or b is None else a - b,
-                "se": _std_error(metric, a, d),
+                "se": std_error(metric, a, d),
             }
     for tag, res in (("before", res_b), ("after", res_a)):
         out[f"decision_bacc_{tag}"] = _decision_bacc(labels, res)

@@ -1,9 +1,9 @@
 """Guardrail latency before / after, interleaved request by request in one process.
 
-    python -m benchmarks run guardrail_ab --before-src /tmp/before [--requests 100]
+    python -m research.studies run guardrail_ab --before-src /tmp/before [--requests 100]
 
 ``FaithfulnessScorer.guardrail()`` of an older checkout (imported as ``nli_faith_before``,
-see :mod:`benchmarks.quality_ab`) and of this one score the speed benchmark's guardrail
+see :mod:`benchmarks.before`) and of this one score the speed benchmark's guardrail
 requests (:func:`benchmarks.speed_inputs.guardrail_requests`: a 5-sentence answer, 3
 passages of ~150 words) alternately, in rotating order, so that the load of a shared
 machine hits both alike. Reports p50 / p95 per version, the pairs each scored and the
@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .harness import DEFAULT_DATA_DIR, Outcome
-from .quality_ab import BUNDLED, REPO, import_before, pairs_scored
-from .speed_common import CpuMonitor, percentile, timed
-from .speed_inputs import guardrail_requests
+from benchmarks.before import BUNDLED, REPO, import_before, pairs_scored
+from benchmarks.harness import DEFAULT_DATA_DIR, Outcome
+from benchmarks.speed_common import CpuMonitor, percentile, timed
+from benchmarks.speed_inputs import guardrail_requests
 
 TARGETS = {"p50_ms": 100.0, "p95_ms": 250.0}
 
@@ -153,7 +153,7 @@ def _in_processes(args) -> tuple[dict, dict, dict]:
             order = ["before", "after"] if block % 2 == 0 else ["after", "before"]
             for name in order:
                 out = Path(tmp) / f"{name}-{block}.json"
-                cmd = [sys.executable, "-m", "benchmarks.guardrail_ab", *base]
+                cmd = [sys.executable, "-m", "research.studies.guardrail_ab", *base]
                 cmd += ["--worker", name, "--first", str(first), "--requests", str(count)]
                 cmd += ["--worker-out", str(out)]
                 subprocess.run(cmd, check=True, cwd=REPO)
@@ -186,7 +186,7 @@ def _worker(args) -> int:
 
 
 if __name__ == "__main__":  # one worker of --processes
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.guardrail_ab")
+    parser = argparse.ArgumentParser(prog="python -m research.studies.guardrail_ab")
     add_arguments(parser, "guardrail_ab")
     parser.add_argument("--worker", choices=("before", "after"), required=True)
     parser.add_argument("--first", type=int, default=0)

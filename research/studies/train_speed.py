@@ -6,7 +6,7 @@ training steps (forward, the NLI loss, backward, AdamW) on batches of real pairs
 padded to exactly that length, and reports pairs/s and tokens/s (median of the timed
 steps after one warm-up step).
 
-    python -m benchmarks run train_speed --steps 4 --batch-size 16 --threads 2
+    python -m research.studies run train_speed --steps 4 --batch-size 16 --threads 2
 
 Run it alone: a second job on the cores makes every figure several times slower.
 """
@@ -18,7 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
-from .harness import DEFAULT_DATA_DIR, Outcome, table
+from benchmarks.harness import DEFAULT_DATA_DIR, Outcome, table
 
 TITLE = "CPU fine-tuning speed of the bundled model"
 FREEZE = {"none": (False, 0), "embeddings": (True, 0), "embeddings+2 layers": (True, 2)}

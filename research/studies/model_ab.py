@@ -1,6 +1,6 @@
 """Two NLI models side by side on the human-labelled faithfulness sets, same records.
 
-    python -m benchmarks run model_ab --before /path/to/old_model --after default --limit 150
+    python -m research.studies run model_ab --before /path/to/old_model --after default --limit 150
 
 Each set of ``../shared/data/faithfulness`` is sampled the way ``benchmarks.quality
 --limit N`` samples it (seeded); every record is scored with ``FaithfulnessScorer(model)``
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .harness import DEFAULT_DATA_DIR, Outcome
-from .quality import load_dataset
+from benchmarks.harness import DEFAULT_DATA_DIR, Outcome
+from benchmarks.quality import load_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = [

@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import numpy as np
-from conftest import REPO, write_jsonl
 
 from nli_faith.training.data import NLIExample
+from research.tests.conftest import REPO, write_jsonl
 
 
 def _rows(n=60):
