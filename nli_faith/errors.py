@@ -487,6 +487,12 @@ E_OPTION_UNUSED = Message(
 E_SERVE_LOAD_FAILED = Message(
     "E128", "the model could not be loaded, so nothing can be scored here: {error}"
 )
+E_TRAIN_FLAG_MOVED = Message(
+    "E140",
+    "{flag} makes training data, and the synthesis is research tooling outside the package: "
+    "run `python -m research.train` from a clone of the repository (the same options and "
+    "{flag}).",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {
