@@ -487,6 +487,10 @@ E_OPTION_UNUSED = Message(
 E_SERVE_LOAD_FAILED = Message(
     "E128", "the model could not be loaded, so nothing can be scored here: {error}"
 )
+E_OPTION_UNKNOWN = Message(
+    "E129",
+    "{where} has no option {name!r}{hint} Its options are the fields of ScorerConfig.",
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {
