@@ -6,7 +6,7 @@ import inspect
 import numpy as np
 import pytest
 
-from nli_faith.config import FIELDS, ScorerConfig
+from nli_faith.config import ScorerConfig
 from nli_faith.moved import MOVED
 from nli_faith.records import Limits
 from nli_faith.scorer import FaithfulnessScorer
