@@ -55,6 +55,29 @@ def test_n_process_and_stream_give_the_same_results(tiny_scorer):
             list(tiny_scorer.score_stream(recs, block_size=bad))
 
 
+def test_workers_see_a_planning_setting_changed_after_they_started(tiny_scorer):
+    """Workers forked before a setting changed must plan with the new one, as one process
+    does (they used to keep the settings of the moment they were forked)."""
+    from nli_faith.engine.runner import usable_cpus
+    from nli_faith.records import Limits
+
+    if usable_cpus() < 2:
+        pytest.skip("planning workers need at least 2 usable CPUs")
+    recs = records(24)
+    before = tiny_scorer.score_batch(recs)
+    assert tiny_scorer.score_batch(recs, n_process=2) == before  # the workers are forked
+    changes = [("chunk_tokens", 16), ("sentence_chunks", False), ("limits", Limits(max_claims=1))]
+    for name, value in changes:
+        setattr(tiny_scorer, name, value)
+        want = tiny_scorer.score_batch(recs)
+        assert want != before, name  # the setting changes the plans
+        assert tiny_scorer.score_batch(recs, n_process=2) == want, name
+        stream = tiny_scorer.score_stream(iter(recs), block_size=len(recs), n_process=2)
+        assert list(stream) == want, name
+        before = want
+    tiny_scorer.close()
+
+
 def test_stream_blocks_equal_score_batch_per_block(tiny_scorer):
     recs = records(25)
     got = list(tiny_scorer.score_stream(recs, block_size=8))
