@@ -5,6 +5,8 @@ process plans ~100-200 records/s; with ``n_process`` worker processes plan the r
 of a batch while the parent keeps the model. The workers are forked from the parent, so
 they share its planning function and the loaded parts it holds (tokenizer, splitter,
 pre-filter) without pickling them; the plans they return are plain dataclasses and arrays.
+A pool plans with the parts and settings of the moment it was forked: the runner forks a
+new one when they have changed since (``Runner._pool``).
 Where ``fork`` is not available the planning stays in the calling process.
 """
 

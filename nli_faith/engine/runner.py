@@ -14,6 +14,7 @@ Planning can run in forked worker processes (``n_process``; :mod:`.parallel`).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -69,6 +70,7 @@ class Runner:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self._pools: dict[int, PlanPool] = {}
+        self._forked_with: dict[int, Parts] = {}
 
     # -- planning ---------------------------------------------------------------------
 
@@ -84,18 +86,30 @@ class Runner:
         return [self.plan(item) for item in items] if pool is None else pool.plan(items)
 
     def _pool(self, n_process: int) -> PlanPool | None:
-        """The forked planning workers for ``n_process`` (kept), or None for in-process."""
+        """The forked planning workers for ``n_process`` (kept), or None for in-process.
+
+        Workers hold the parts and settings of the moment they were forked; when any of
+        them has changed since (``scorer.chunk_tokens = 64``, a swapped model), the old
+        workers are stopped and new ones forked, so that they plan as this process would.
+        """
         n_process = check_n_process(n_process)
         if n_process == 1 or not fork_available():
             return None
-        if n_process not in self._pools:
-            self._pools[n_process] = PlanPool(partial(plan_record, self.parts), n_process)
-        return self._pools[n_process]
+        kept = self._pools.get(n_process)
+        if kept is not None and self._forked_with[n_process] != self.parts:
+            kept.close()
+            kept = None
+        if kept is None:
+            kept = self._pools[n_process] = PlanPool(partial(plan_record, self.parts), n_process)
+            # what the workers were forked with: the same loaded objects, the same values
+            self._forked_with[n_process] = copy.copy(self.parts)
+        return kept
 
     def close(self) -> None:
         """Stop the planning worker processes (if any were started)."""
         while self._pools:
             self._pools.popitem()[1].close()
+        self._forked_with.clear()
 
     # -- scoring ------------------------------------------------------------------------
 
