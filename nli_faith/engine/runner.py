@@ -2,12 +2,13 @@
 
 Every way in goes through :class:`Runner`: ``FaithfulnessScorer.score`` (one record),
 ``score_batch`` (one block), ``score_stream`` (blocks of ``block_size``, the next block
-planned while this one is scored), the server's micro-batcher (records of many requests
-planned one by one, then run as one block) and the shells built on those. So a record's
-result is the same through each: the same limits, the same failure isolation (a record
-that cannot be parsed, planned or scored gets an error result and the others are scored
-as they would be alone) and the same reference pass (records with a reference answer get
-their unsupported claims labelled, all of a block's in one model pass).
+planned while this one is scored), the server's micro-batcher (records of many requests,
+each parsed once by the server, planned one by one with :meth:`Runner.plan_parsed`, then
+run as one block) and the shells built on those. So a record's result is the same through
+each: the same limits, the same failure isolation (a record that cannot be parsed, planned
+or scored gets an error :class:`Outcome` and the others are scored as they would be alone)
+and the same reference pass (records with a reference answer get their unsupported claims
+labelled, all of a block's in one model pass).
 
 Planning can run in forked worker processes (``n_process``; :mod:`.parallel`).
 """
@@ -32,9 +33,15 @@ from nli_faith.engine.failures import Failed, describe, error_result
 from nli_faith.engine.infer import fill_isolated
 from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
-from nli_faith.engine.plan import Planned, plan_claims, plan_record, plan_response
-from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS, OptionError
-from nli_faith.records import Record, is_whole
+from nli_faith.engine.plan import (
+    Planned,
+    plan_claims,
+    plan_parsed,
+    plan_record,
+    plan_response,
+)
+from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS, OptionError, RecordError
+from nli_faith.records import Limits, Record, is_whole
 from nli_faith.results import FaithfulnessResult
 
 
@@ -78,6 +85,15 @@ class Runner:
         """One ``(record, name)``'s plan, or why it cannot be scored."""
         return plan_record(self.parts, item)
 
+    def plan_parsed(
+        self, item: tuple[Record | RecordError, str], *, limits: Limits | None = None
+    ) -> Planned | Failed:
+        """One ``(record, name)`` that ``parse_record`` has already checked (or the
+        ``RecordError`` it raised, which becomes the record's failure): its plan, or why it
+        cannot be scored. The claims are held to ``limits`` (default: the scorer's); the
+        server passes the limits it parsed the record with."""
+        return plan_parsed(self.parts, item, limits=limits)
+
     def _plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
         n_process = check_n_process(n_process)
         if len(items) < 2 * n_process:  # too few to share out: no workers are started
@@ -118,7 +134,7 @@ class Runner:
         that only the records that fail get an error. Records with a reference answer
         then get :meth:`check_reference`."""
         out: dict[int, Outcome] = {
-            k: Outcome(error_result(p.error), failure=p)
+            k: Outcome(error_result(p.error), failure=p, exception=p.exception)
             for k, p in enumerate(planned)
             if isinstance(p, Failed)
         }
