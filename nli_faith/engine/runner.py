@@ -15,7 +15,6 @@ Planning can run in forked worker processes (``n_process``; :mod:`.parallel`).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -61,6 +60,22 @@ class Outcome:
         return self.failure is not None and not self.failure.input_error
 
 
+#: Settings that only the model pass and the decision read, never planning (which is what
+#: the workers do): changing one forks no new workers. Any other field of ``Parts`` does.
+_NOT_PLANNING = frozenset(
+    {"entail_threshold", "contradict_threshold", "bands", "number_check",
+     "contradiction_overlap", "early_exit"}
+)  # fmt: skip
+
+
+def _planning(parts: Parts) -> tuple:
+    """What planning reads of ``parts``: the loaded objects (compared by identity) and the
+    values of the planning settings."""
+    return tuple(
+        getattr(parts, f.name) for f in dataclasses.fields(parts) if f.name not in _NOT_PLANNING
+    )
+
+
 @dataclass(frozen=True)
 class _Done:
     """A result already computed, with the ``get()`` of an asynchronous one."""
@@ -77,7 +92,8 @@ class Runner:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self._pools: dict[int, PlanPool] = {}
-        self._forked_with: dict[int, Parts] = {}
+        self._forked_with: dict[int, tuple] = {}
+        self._retired: list[PlanPool] = []
 
     # -- planning ---------------------------------------------------------------------
 
@@ -106,25 +122,28 @@ class Runner:
 
         Workers hold the parts and settings of the moment they were forked; when any of
         them has changed since (``scorer.chunk_tokens = 64``, a swapped model), the old
-        workers are stopped and new ones forked, so that they plan as this process would.
+        workers are retired (they finish what a stream gave them, then exit) and new ones
+        forked, so that they plan as this process would.
         """
         n_process = check_n_process(n_process)
         if n_process == 1 or not fork_available():
             return None
         kept = self._pools.get(n_process)
-        if kept is not None and self._forked_with[n_process] != self.parts:
-            kept.close()
+        if kept is not None and self._forked_with[n_process] != _planning(self.parts):
+            kept.retire()
+            self._retired.append(kept)
             kept = None
         if kept is None:
             kept = self._pools[n_process] = PlanPool(partial(plan_record, self.parts), n_process)
-            # what the workers were forked with: the same loaded objects, the same values
-            self._forked_with[n_process] = copy.copy(self.parts)
+            self._forked_with[n_process] = _planning(self.parts)  # what the workers hold
         return kept
 
     def close(self) -> None:
         """Stop the planning worker processes (if any were started)."""
         while self._pools:
             self._pools.popitem()[1].close()
+        while self._retired:
+            self._retired.pop().close()
         self._forked_with.clear()
 
     # -- scoring ------------------------------------------------------------------------
@@ -192,14 +211,16 @@ class Runner:
         labels: Iterable[str] | None = None,
     ) -> Iterator[FaithfulnessResult]:
         """Results of ``records`` in order, ``block_size`` records per model pass; with
-        workers, the next block is planned while this one is scored."""
+        workers, the next block is planned while this one is scored. A setting changed
+        while the stream runs applies from the next block planned, with workers or not."""
         if not is_whole(block_size):
             raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
+        check_n_process(n_process)
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
-        pool = self._pool(n_process)
 
         def plan(block: list) -> Any:
+            pool = self._pool(n_process)  # new workers if a setting changed
             if pool is not None:
                 return pool.plan_async(block)
             return _Done([self.plan(item) for item in block])
