@@ -167,7 +167,7 @@ class Runner:
             except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
                 text = describe(err)
                 out[k] = Outcome(
-                    error_result(text), failure=Failed(text, str(err), False), exception=err
+                    error_result(text), failure=Failed(text, str(err), False, err), exception=err
                 )
         outcomes = [out[k] for k in range(len(planned))]
         refs = [p.reference if isinstance(p, Planned) else None for p in planned]
