@@ -492,6 +492,7 @@ E_TRAIN_FLAG_MOVED = Message(
     "{flag} makes training data, and the synthesis is research tooling outside the package: "
     "run `python -m research.train` from a clone of the repository (the same options and "
     "{flag}).",
+)
 E_OPTION_UNKNOWN = Message(
     "E129",
     "{where} has no option {name!r}{hint} Its options are the fields of ScorerConfig.",
