@@ -487,6 +487,16 @@ E_OPTION_UNUSED = Message(
 E_SERVE_LOAD_FAILED = Message(
     "E128", "the model could not be loaded, so nothing can be scored here: {error}"
 )
+E_TRAIN_FLAG_MOVED = Message(
+    "E140",
+    "{flag} makes training data, and the synthesis is research tooling outside the package: "
+    "run `python -m research.train` from a clone of the repository (the same options and "
+    "{flag}).",
+)
+E_OPTION_UNKNOWN = Message(
+    "E129",
+    "{where} has no option {name!r}{hint} Its options are the fields of ScorerConfig.",
+)
 
 # Streamed answers (nli_faith.engine.stream, the server's /v1/score/stream).
 E_STREAM_PIECE = Message(

@@ -200,6 +200,23 @@ def test_batch_with_one_bad_record(client):
     )
 
 
+def test_the_claim_limit_is_the_services_and_a_422(client):
+    """A response of 13 claims, over --max-claims 12: a 422 naming the field and the flag
+    alone, its own error in a batch (the others are scored)."""
+    many = {"response": " ".join(f"Gauge {k} rose." for k in range(13)), "context": "x"}
+    r = client.post("/v1/score", json=many, headers=AUTH)
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == "response"
+    assert "13, over the limit of 12 (--max-claims)" in r.json()["error"]
+    twelve = {"response": " ".join(f"Gauge {k} rose." for k in range(12)), "context": "x"}
+    assert client.post("/v1/score", json=twelve, headers=AUTH).json()["n_claims"] == 12
+    r = client.post("/v1/score/batch", json={"records": [many, SWAP]}, headers=AUTH)
+    first, second = r.json()["results"]
+    assert r.status_code == 200 and first["decision"] is None
+    assert first["error"].startswith("RecordError: ") and "(max_claims)" in first["error"]
+    assert second["decision"] == "block" and "error" not in second
+
+
 def test_metrics_count_requests_batches_and_pairs(client):
     client.post("/v1/score", json=SWAP, headers=AUTH)
     text = client.get("/metrics", headers=AUTH).text

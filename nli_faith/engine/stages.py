@@ -24,11 +24,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nli_faith.engine import decide, infer, plan
+from nli_faith.engine.failures import Failed
 from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
-from nli_faith.engine.plan import Plan
+from nli_faith.engine.plan import Plan, Planned
 from nli_faith.engine.runner import Runner
-from nli_faith.records import Record, parse_record
+from nli_faith.records import Record
 from nli_faith.results import FaithfulnessResult
 from nli_faith.text.chunking import Chunk
 from nli_faith.text.claims import Claim
@@ -74,17 +75,17 @@ class Stages:
         """The NLI matrices of many records in one model pass (what ``score_batch``
         aggregates); a record that cannot be parsed, planned or scored gets its exception
         in its place, and the others are scored as they would be alone."""
-        plans: dict[int, Plan] = {}
-        out: dict[int, NLIMatrix | Exception] = {}
-        for k, rec in enumerate(records):
-            try:
-                r = parse_record(rec, limits=self.parts.limits)
-                plans[k] = plan.plan_response(
-                    self.parts, r.response, r.context, record=f"record {k}"
-                )
-            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
-                out[k] = err
-        out.update(zip(plans, infer.fill_isolated(self.parts, list(plans.values()), progress)))
+        planned = [
+            plan.plan_record(self.parts, (rec, f"record {k}")) for k, rec in enumerate(records)
+        ]
+        out: dict[int, NLIMatrix | Exception] = {
+            k: p.exception or RuntimeError(p.error)  # planned here: the exception is kept
+            for k, p in enumerate(planned)
+            if isinstance(p, Failed)
+        }
+        keys = [k for k, p in enumerate(planned) if isinstance(p, Planned)]
+        plans = [planned[k].plan for k in keys]
+        out.update(zip(keys, infer.fill_isolated(self.parts, plans, progress)))
         return [out[k] for k in range(len(records))]
 
     def aggregate(

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nli_faith.config import check_batch_size as check_batch_size
 from nli_faith.config import whole_number
 from nli_faith.errors import (
     E_BACKEND,
-    E_BATCH_SIZE,
     E_MAX_LENGTH_OVER,
     E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
@@ -33,7 +33,6 @@ from nli_faith.nli.labels import LabelMap
 from nli_faith.nli.registry import known_names, resolve_model
 from nli_faith.nli.threads import cpu_threads, usable_cores  # noqa: F401 - re-exported
 from nli_faith.nli.tokens import PairEncoder
-from nli_faith.records import is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -255,13 +254,6 @@ class NLIModel:
             if types is not None:
                 types[i] = cut["token_type_ids"][k]
             lengths[i] = len(ids[i])
-
-
-def check_batch_size(value: object) -> int:
-    """``value`` if it is a whole number of at least 1 (not a bool), else ``ValueError``."""
-    if not is_whole(value):
-        raise OptionError(E_BATCH_SIZE.format(batch_size=value))
-    return int(value)
 
 
 def _positions(config: Any, tokenizer: Any = None) -> int | None:
