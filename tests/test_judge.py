@@ -254,22 +254,19 @@ def test_a_timeout_must_be_positive_seconds(server, timeout):
 
 
 def test_a_plain_function_judge_runs_as_many_at_once_as_asked():
+    """Sixteen calls wait at a barrier for each other, which only sixteen calls in flight
+    at once can pass (its own threads, not the event loop's default few); no clock."""
     import threading
 
-    lock, now, most = threading.Lock(), [0], [0]
+    all_at_once = threading.Barrier(16, timeout=120)
 
-    def slow(claim, evidence, question):
-        with lock:
-            now[0] += 1
-            most[0] = max(most[0], now[0])
-        time.sleep(0.2)
-        with lock:
-            now[0] -= 1
+    def waiting(claim, evidence, question):
+        all_at_once.wait()  # BrokenBarrierError (a failed call) unless all 16 are here
         return "yes"
 
-    out = judge_items(items(*[f"Claim {k}." for k in range(16)]), slow, concurrency=16)
-    assert [o.verdict for o in out] == ["yes"] * 16
-    assert most[0] == 16  # its own threads, not the event loop's default few
+    out = judge_items(items(*[f"Claim {k}." for k in range(16)]), waiting, concurrency=16)
+    assert [o.verdict for o in out] == ["yes"] * 16, [o.error for o in out]
+    assert not all_at_once.broken
 
 
 def test_concurrency_is_bounded(server, script):

@@ -227,7 +227,10 @@ def _probs_in_child(model, pairs, conn) -> None:
 def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) -> None:
     """The int8 graph runs one pair per run; the runs go to one single-threaded worker per
     core, with the probabilities of running them one after the other, bit for bit, and
-    still work in a forked child (which inherits the pool but not its threads)."""
+    still work in a forked child (which inherits the pool but not its threads).
+
+    Side by side is shown without asking the scheduler: each run waits at a barrier for
+    two others, which only three runs in flight at once can pass."""
     import multiprocessing
     import threading
 
@@ -241,28 +244,37 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     spread = model_mod.NLIModel(str(model_dir), backend="onnx")
     assert alone.batch_size == spread.batch_size == 1
+    assert (alone._runtime.run_threads, spread._runtime.run_threads) == (1, 3)
     options = spread.onnx_session._session.get_session_options()
     assert options.intra_op_num_threads == 1  # each run on one core, the runs side by side
+    assert alone.onnx_session._session.get_session_options().intra_op_num_threads == 1
     assert run_pool(3) is run_pool(3)  # one pool per process and size
+    assert run_pool(3)._max_workers == 3
     assert run_pool(1) is None
 
-    threads: set[str] = set()
+    threads: list[str] = []
     run = spread.onnx_session.run
+    three_at_once: list[threading.Barrier | None] = [threading.Barrier(3, timeout=120)]
 
     def recording_run(inputs):
-        threads.add(threading.current_thread().name)
+        threads.append(threading.current_thread().name)
+        if three_at_once[0] is not None:  # BrokenBarrierError unless three are in flight
+            three_at_once[0].wait()
         return run(inputs)
 
     monkeypatch.setattr(spread.onnx_session, "run", recording_run)
     pairs = PAIRS * 4  # distinct pairs are computed once: vary them
     pairs = [(p + f" {k}", h) for k, (p, h) in enumerate(pairs)]
+    assert len(pairs) % 3 == 0  # whole rounds of three at the barrier
     want = alone.predict(pairs)
     got = spread.predict(pairs)
     assert np.array_equal(got, want)
-    assert len(threads) > 1 and all(t.startswith("nli-run") for t in threads)
+    assert len(threads) == len(pairs)  # one run per pair
+    assert len(set(threads)) == 3 and all(t.startswith("nli-run") for t in threads)
 
+    three_at_once[0] = None
     spread.predict(pairs[:1])  # a lone pair runs in the caller's thread
-    assert threading.current_thread().name in threads
+    assert threads[-1] == threading.current_thread().name
 
     if not fork_available():
         return

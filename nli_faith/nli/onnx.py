@@ -165,6 +165,9 @@ class OnnxRuntime:
     share little work on one short sequence. Same probabilities, bit for bit.
     """
 
+    #: where the runs compute
+    device = "cpu"
+
     def __init__(self, path: str, *, quantize: bool, batch_size: int, pad_id: int) -> None:
         self.run_threads = cpu_threads() if batch_size == 1 else 1
         self.session = OnnxSession(
