@@ -510,6 +510,22 @@ E_STREAM_PIECES = Message(
 E_STREAM_POLICY = Message(
     "E302", "block_below_strict must be a number from 0 to 1 or None, got {value!r}."
 )
+E_SERVE_STREAM_FIRST = Message(
+    "E304",
+    'the first line of a stream is the record without its answer, {{"context": ..., '
+    '"question": ...}}, got {got}; the pieces of the answer follow, one {{"text": ...}} a line.',
+)
+E_SERVE_STREAM_IDLE = Message(
+    "E305", "no piece of the stream arrived for {seconds} s; the stream is closed."
+)
+E_SERVE_STREAM_LINE = Message(
+    "E306", "a line of the stream is over the limit of {limit:,} bytes (max_body_bytes)."
+)
+E_SERVE_STREAM_JSON = Message("E307", "line {line} of the stream is not valid JSON: {error}.")
+E_SERVE_STREAM_PIECE = Message(
+    "E308",
+    'line {line} of the stream must be an object {{"text": "..."}} holding a piece of the answer.',
+)
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {
