@@ -41,17 +41,14 @@ from nli_faith.errors import (
 )
 from nli_faith.io import (
     PARQUET_ROW_GROUP,
-    arrow_row,
-    arrow_schema,
     byte_chunks,
     is_parquet,
     json_line,
-    json_row,
     json_value,
     jsonl_lines,
-    scored_row,
 )
 from nli_faith.records import JSONInputError, load_json
+from nli_faith.rows import arrow_row, arrow_schema, json_row, scored_row
 from nli_faith.scoring.thresholds import Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover

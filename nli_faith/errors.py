@@ -311,7 +311,7 @@ E_EXTRA_MISSING = Message(
 )
 E_INTEGRATION_LLM_MODEL = Message(
     "E083",
-    "{metric} uses no LLM, so it takes no 'model' (the LLM judge of {library}). Pass "
+    "{metric} uses no LLM, so it takes no {name!r} (for the LLM judge of {library}). Pass "
     "nli_model= for the NLI model (a registry name, local path or hub id), or scorer= for "
     "a ready FaithfulnessScorer.",
 )
@@ -320,7 +320,7 @@ E_SCORER_AND_OPTIONS = Message(
     "pass either scorer= or scorer options ({names}), not both: a ready scorer already has "
     "its options.",
 )
-E_SCORE_TYPE = Message("E085", "score must be one of {allowed}, got {score!r}.")
+E_SCORE_TYPE = Message("E085", "score_type must be one of {allowed}, got {score!r}.")
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
 E_N_PROCESS = Message("E086", "n_process must be a whole number of at least 1, got {n_process!r}.")
 E_BLOCK_SIZE = Message(
@@ -497,6 +497,18 @@ E_OPTION_UNKNOWN = Message(
     "E129",
     "{where} has no option {name!r}{hint} Its options are the fields of ScorerConfig.",
 )
+# The one pass/fail gate (nli_faith.scoring.gate) and the adapters' inputs.
+E_GATE_NO_CONTEXT = Message(
+    "E150",
+    "no retrieved context to check the answer against (no document holds any text), so it "
+    "does not pass.",
+)
+E_GATE_CONTRADICTED = Message("E151", "{n} claim(s) contradicted by the context.")
+E_GATE_BELOW = Message("E152", "the {score} score {value:.2f} is below {min_score}.")
+E_INPUT_KEY_MISSING = Message(
+    "E153", "input key {key!r} is missing (the input has keys {keys}); set {option}= to its key."
+)
+E_INPUT_KEY_EMPTY = Message("E154", "input key {key!r} is empty: there is no answer to check.")
 
 # Streamed answers (nli_faith.engine.stream, the server's /v1/score/stream).
 E_STREAM_PIECE = Message(

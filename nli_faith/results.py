@@ -129,46 +129,13 @@ class FaithfulnessResult:
     #: Sentences that decline to answer ("Unable to answer based on the given passages."):
     #: not claims about the world, so left out of ``claims`` and of every score.
     n_abstentions: int = 0
+    #: The response's claims were checked against a context that holds no text (no
+    #: document, or only empty or blank ones): nothing can support them, so the answer
+    #: passes no gate, whatever the score (:func:`nli_faith.scoring.gate.gate`).
+    context_empty: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def output_record(
-    result: FaithfulnessResult,
-    *,
-    record: Any = None,
-    line: int | None = None,
-    question: str | None = None,
-) -> dict[str, Any]:
-    """The JSON object ``nli-faith score`` writes (and ``nli-faith serve`` replies) for one
-    record: ``line`` if given, the record's ``id`` if it has one, ``question`` if given, the
-    result's fields,
-    ``error`` only when it is set, and the reference-answer fields (``hallucination_rate``,
-    ``self_knowledge_rate``, each claim's ``reference_label``) only when the record had one.
-
-    Example:
-        >>> r = FaithfulnessResult(None, None, None, 0, 0, 0, 0, "No claims.")
-        >>> output_record(r, record={"id": "q1"}, line=3)["id"]
-        'q1'
-    """
-    out: dict[str, Any] = {} if line is None else {"line": line}
-    if isinstance(record, Mapping) and record.get("id") is not None:  # a null id is none
-        out["id"] = record["id"]
-    if question is not None:
-        out["question"] = question
-    out |= result.to_dict()
-    if result.error is None:
-        out.pop("error")
-    if result.hallucination_rate is None:  # no reference answer: the output is as before
-        out.pop("hallucination_rate")
-        out.pop("self_knowledge_rate")
-        for claim in out["claims"]:
-            claim.pop("reference_label")
-    for claim in out["claims"]:  # only claims a rule decided say so
-        if claim.get("rule", "") is None:
-            claim.pop("rule")
-    return out
 
 
 def _known(cls, data: Mapping[str, Any]) -> dict[str, Any]:

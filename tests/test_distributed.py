@@ -125,7 +125,7 @@ def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_mo
     import pyarrow.parquet as pq
 
     from nli_faith.distributed import read_records, score_dataset, write_output
-    from nli_faith.io import json_row, output_row
+    from nli_faith.rows import json_row, scored_row
     from nli_faith.scorer import FaithfulnessScorer
 
     recs = [
@@ -146,7 +146,8 @@ def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_mo
     got = sorted((json_row(r) for r in rows), key=lambda r: r["line"])
     scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
     want = [
-        output_row(k, r, res) for k, (r, res) in enumerate(zip(recs, scorer.score_batch(recs)), 1)
+        scored_row(scorer, k, r, res)
+        for k, (r, res) in enumerate(zip(recs, scorer.score_batch(recs)), 1)
     ]
     assert got == want
     assert "field 'response' is null" in got[2]["error"]

@@ -87,7 +87,7 @@ def test_threshold_and_score_type(bundled_scorer):
     assert not lenient.validate(ANSWER, metadata=META).validation_passed  # 1 contradicted
     unfound = "Paris is in France. It has a famous zoo."
     assert lenient.validate(unfound, metadata=META).validation_passed  # not found is forgiven
-    with pytest.raises(ValueError, match="score must be one of"):
+    with pytest.raises(ValueError, match="score_type must be one of"):
         NLIFaithfulness(score_type="f1", scorer=bundled_scorer)
 
 
@@ -113,3 +113,20 @@ def test_async_guard(bundled_scorer):
     first, second = asyncio.run(both())
     assert first.validated_output == "Paris is in France."
     assert second.validated_output == "The warranty lasts 24 months."
+
+
+@pytest.mark.parametrize("context", [[], [""], ["  ", "\n"], ""])
+@pytest.mark.parametrize("score_type", ["strict", "lenient", "soft"])
+def test_an_empty_context_fails_whatever_the_score(bundled_scorer, context, score_type):
+    validator = NLIFaithfulness(0.0, score_type, scorer=bundled_scorer, on_fail="noop")
+    for answer in ("The warranty lasts 36 months.", "It is blue. It costs 5 dollars."):
+        out = validator.validate(answer, {"context": context})
+        assert isinstance(out, FailResult)
+        assert "no retrieved context to check the answer against" in out.error_message
+
+
+def test_bad_options_name_the_keyword(bundled_scorer):
+    with pytest.raises(TypeError, match="takes no 'llm_callable'"):
+        NLIFaithfulness(llm_callable="gpt-4o")
+    with pytest.raises(ValueError, match="score_type must be one of"):
+        NLIFaithfulness(score_type="bogus", scorer=bundled_scorer)

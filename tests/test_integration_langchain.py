@@ -106,7 +106,7 @@ def test_bad_input_is_an_error_result_not_a_crash(bundled_scorer):
     check = NLIFaithfulnessCheck(scorer=bundled_scorer)
     r = check.invoke({"answer": "It is blue.", "context": [3]})
     assert "input key 'context' item 0 must be a string, got int" in r.error
-    assert "input key 'answer' is null" in check.invoke({"context": DOCS}).error
+    assert "input key 'answer' is missing" in check.invoke({"context": DOCS}).error
     assert "not a JSON object (got str)" in check.invoke("It is blue.").error
     # a guardrail fails closed: an answer it cannot score does not pass
     guarded = NLIFaithfulnessCheck(1.0, scorer=bundled_scorer)
@@ -119,5 +119,43 @@ def test_bad_input_is_an_error_result_not_a_crash(bundled_scorer):
     parts = [{"type": "text", "text": "It is blue."}, {"type": "image_url", "image_url": "x"}]
     r = check.invoke({"answer": AIMessage(content=parts), "context": ["The sky is blue."]})
     assert r.error is None and r.claims[0].claim == "It is blue."
-    with pytest.raises(ValueError, match="score must be one of"):
+    with pytest.raises(ValueError, match="score_type must be one of"):
         NLIFaithfulnessCheck(score_type="f1", scorer=bundled_scorer)
+
+
+@pytest.mark.parametrize("answer", ["", "   \n", AIMessage(content="")])
+def test_an_empty_answer_is_refused_with_or_without_a_threshold(bundled_scorer, answer):
+    check = NLIFaithfulnessCheck(scorer=bundled_scorer)
+    r = check.invoke({"answer": answer, "context": DOCS})
+    assert r.error is not None and "input key 'answer' is empty" in r.error
+    assert r.strict is None
+    guarded = NLIFaithfulnessCheck(0.5, scorer=bundled_scorer)
+    with pytest.raises(UnfaithfulAnswerError, match="input key 'answer' is empty"):
+        guarded.invoke({"answer": answer, "context": DOCS})
+
+
+def test_a_missing_key_is_called_missing_not_null(bundled_scorer):
+    check = NLIFaithfulnessCheck(scorer=bundled_scorer)
+    r = check.invoke({"context": DOCS})
+    assert "input key 'answer' is missing" in r.error and "null" not in r.error
+    r = check.invoke({"answer": "It is blue.", "contexts": DOCS})
+    assert "input key 'context' is missing" in r.error
+    assert "input key 'answer' is null" in check.invoke({"answer": None, "context": DOCS}).error
+    out = check.batch([{"context": DOCS}, {"answer": "It is blue.", "context": ["It is blue."]}])
+    assert "is missing" in out[0].error and out[1].strict == 1.0
+
+
+@pytest.mark.parametrize("context", [[], [Document(page_content=" ")], ""])
+@pytest.mark.parametrize("score_type", ["strict", "lenient", "soft"])
+def test_an_empty_context_fails_the_guardrail_whatever_the_score(
+    bundled_scorer, context, score_type
+):
+    guarded = NLIFaithfulnessCheck(0.0, score_type=score_type, scorer=bundled_scorer)
+    for answer in ("The warranty lasts 36 months.", "It is blue. It costs 5 dollars."):
+        with pytest.raises(UnfaithfulAnswerError, match="no retrieved context to check"):
+            guarded.invoke({"answer": answer, "context": context})
+
+
+def test_a_bad_score_type_names_score_type(bundled_scorer):
+    with pytest.raises(ValueError, match="score_type must be one of"):
+        NLIFaithfulnessCheck(score_type="bogus", scorer=bundled_scorer)

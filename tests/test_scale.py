@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from conftest import REPO, write_jsonl
 
-from nli_faith.io import ResumePoint, json_row, resume_point
+from nli_faith.io import ResumePoint, resume_point
+from nli_faith.rows import json_row
 
 EXAMPLES = REPO / "examples" / "answers.jsonl"
 

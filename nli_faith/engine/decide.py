@@ -153,6 +153,7 @@ def aggregate(
         n_misattributed=n_wrong,
         n_uncertain=int((bands[kept] == "uncertain").sum()),
         n_abstentions=len(m.claims) - len(kept),
+        context_empty=bool(kept) and not m.chunks,
     )
 
 

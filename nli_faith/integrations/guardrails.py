@@ -11,7 +11,8 @@ each claim that is not supported (character offsets into the answer, with the ev
 they were compared with as the reason), and whose ``fix_value`` is the answer without
 those claims, so every ``on_fail`` action works: ``exception``, ``fix`` (keep only the
 supported claims), ``filter``, ``refrain``, ``noop``, ``reask``. An answer with no
-verifiable claim passes (there is nothing to check).
+verifiable claim passes (there is nothing to check); an answer checked against an empty
+context (no document holds any text) fails, whatever the score: nothing was checked.
 
 Example:
     >>> from nli_faith.integrations.guardrails import Guard, NLIFaithfulness
@@ -38,9 +39,14 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from nli_faith.errors import E_INTEGRATION_LLM_MODEL
-from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
-from nli_faith.integrations.gate import blamed, check_score_type, passing, without_unsupported
+from nli_faith.integrations.batching import (
+    batcher_for,
+    import_optional,
+    refuse_llm_options,
+    resolve_scorer,
+)
+from nli_faith.integrations.gate import blamed, ruling, without_unsupported
+from nli_faith.scoring.gate import check_score
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.results import FaithfulnessResult
@@ -125,14 +131,16 @@ class NLIFaithfulness(Validator):
         nli_model: str = "default",
         **scorer_options: Any,
     ) -> None:
-        if "model" in scorer_options or "llm_callable" in scorer_options:
-            raise TypeError(
-                E_INTEGRATION_LLM_MODEL.format(metric="NLIFaithfulness", library="Guardrails")
-            )
+        refuse_llm_options(
+            scorer_options,
+            ("model", "llm_callable", "llm"),
+            metric="NLIFaithfulness",
+            library="Guardrails",
+        )
         # only plain arguments go to Guardrails, which keeps them to describe the validator
         super().__init__(on_fail=on_fail, threshold=threshold, score_type=score_type)
         self.threshold = threshold
-        self.score_type = check_score_type(score_type)
+        self.score_type = check_score(score_type)
         self.scorer = resolve_scorer(scorer, nli_model, scorer_options)
         self._batcher = batcher_for(self.scorer)
 
@@ -152,17 +160,18 @@ class NLIFaithfulness(Validator):
     def _outcome(self, value: Any, result: FaithfulnessResult) -> ValidationResult:
         if result.error is not None:
             return FailResult(error_message=f"nli-faith could not score it: {result.error}")
-        ok = passing(
+        ruled = ruling(
             result, score_type=self.score_type, threshold=self.threshold, scorer=self.scorer
         )
-        if ok is not False:
+        if ruled.passed is not False:
             return PassResult()
         spans = [
             ErrorSpan(start=s.start, end=s.end, reason=reason)
             for s, reason in zip(_spans(result), blamed(result))
         ]
+        first = f"The answer does not pass: {ruled.reason}"
         return FailResult(
-            error_message="\n".join([result.reason, *blamed(result)]),
+            error_message="\n".join([first, result.reason, *blamed(result)]),
             fix_value=without_unsupported(value, result),
             error_spans=spans,
         )

@@ -31,8 +31,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from nli_faith.errors import E_INPUT_KEY_EMPTY, E_INPUT_KEY_MISSING, RecordError
 from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
-from nli_faith.integrations.gate import blamed, check_score_type, passing, renamed_fields
+from nli_faith.integrations.gate import blamed, renamed_fields, ruling
+from nli_faith.scoring.gate import check_score
 
 import_optional("langchain_core", extra="langchain", what="nli_faith.integrations.langchain")
 
@@ -69,10 +71,12 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
         nli_model: the NLI model: registry name, local path or hub id (default bundled).
         **scorer_options: any keyword option of ``FaithfulnessScorer``.
 
-    A record that cannot be scored (a missing key, a context that is not text) gives a
-    result whose ``error`` says why, naming the input key, as
+    A record that cannot be scored (a missing key, an empty answer, a context that is not
+    text) gives a result whose ``error`` says why, naming the input key, as
     :meth:`FaithfulnessScorer.score_batch` does; with a ``threshold`` it raises
-    :class:`UnfaithfulAnswerError` instead (a guardrail fails closed).
+    :class:`UnfaithfulAnswerError` instead (a guardrail fails closed). With a
+    ``threshold``, an answer checked against an empty context (no document holds any
+    text) raises too, whatever the score: nothing was checked.
     """
 
     def __init__(
@@ -88,7 +92,7 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
         **scorer_options: Any,
     ) -> None:
         self.threshold = threshold
-        self.score_type = check_score_type(score_type)
+        self.score_type = check_score(score_type)
         self.keys = (response_key, context_key, question_key)
         self.scorer = resolve_scorer(scorer, nli_model, scorer_options)
         self._batcher = batcher_for(self.scorer)
@@ -113,7 +117,10 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Any]:
-        results = self._batcher.score_many([self._record(i) for i in inputs])
+        prepared = [self._record(i) for i in inputs]
+        todo = [p for p in prepared if not isinstance(p, FaithfulnessResult)]
+        scored = iter(self._batcher.score_many(todo) if todo else [])
+        results = [p if isinstance(p, FaithfulnessResult) else next(scored) for p in prepared]
         out: list[Any] = []
         for r in results:
             try:
@@ -127,18 +134,33 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
     # -- scoring --------------------------------------------------------------------
 
     def _score_one(self, input: Mapping[str, Any]) -> FaithfulnessResult:
-        return self._gate(self._batcher.score_many([self._record(input)])[0])
+        return self.batch([input])[0]
 
     async def _ascore_one(self, input: Mapping[str, Any]) -> FaithfulnessResult:
-        return self._gate(await self._batcher.ascore(self._record(input)))
+        record = self._record(input)
+        if isinstance(record, FaithfulnessResult):
+            return self._gate(record)
+        return self._gate(await self._batcher.ascore(record))
 
     def _record(self, input: Mapping[str, Any]) -> Any:
+        """The record to score, or the error result of an input that has none."""
+        from nli_faith.engine.failures import describe, error_result
+
         response_key, context_key, question_key = self.keys
         if not isinstance(input, Mapping):
             return input  # the scorer says it is not a mapping, and of what type
+        for key, option in ((response_key, "response_key"), (context_key, "context_key")):
+            if key not in input:
+                keys = sorted(str(k) for k in input)
+                message = E_INPUT_KEY_MISSING.format(key=key, keys=keys, option=option)
+                return error_result(describe(RecordError(message, field=key)))
+        answer = _text(input[response_key])
+        if isinstance(answer, str) and not answer.strip():
+            message = E_INPUT_KEY_EMPTY.format(key=response_key)
+            return error_result(describe(RecordError(message, field=response_key)))
         return {
-            "response": _text(input.get(response_key)),
-            "context": _documents(input.get(context_key)),
+            "response": answer,
+            "context": _documents(input[context_key]),
             "question": input.get(question_key),
         }
 
@@ -150,11 +172,9 @@ class NLIFaithfulnessCheck(Runnable[Mapping[str, Any], FaithfulnessResult]):
         if result.error is not None:  # a guardrail fails closed: unscored is not faithful
             message = f"The answer could not be scored, so it does not pass: {result.error}"
             raise UnfaithfulAnswerError(result, message)
-        if passing(result, score_type=self.score_type, threshold=self.threshold) is False:
-            lines = [
-                f"The answer scored below {self.threshold} ({self.score_type}).",
-                result.reason,
-            ]
+        ruled = ruling(result, score_type=self.score_type, threshold=self.threshold)
+        if ruled.passed is False:
+            lines = [f"The answer does not pass: {ruled.reason}", result.reason]
             raise UnfaithfulAnswerError(result, "\n".join([*lines, *blamed(result)]))
         return result
 

@@ -52,7 +52,7 @@ from nli_faith.errors import (
     with_flag,
 )
 from nli_faith.records import Record, question_of
-from nli_faith.results import output_record
+from nli_faith.rows import scored_row
 from nli_faith.serve.access import AccessLog
 from nli_faith.serve.auth import ApiKeys
 from nli_faith.serve.batcher import MicroBatcher, NotReady, QueueFull, ShuttingDown
@@ -226,8 +226,7 @@ def create_app(
             raise ServeError(500, E_SERVE_INTERNAL.format(request_id=_rid(request)))
         if scored.failure is not None:  # the input's fault, found by the engine (claims)
             raise ServeError(422, with_flag(scored.failure.message), field="response")
-        out = output_record(scored.result, record=raw, question=rec.question)
-        _gate(out, service, scored.result)
+        out = scored_row(service.batcher.scorer, None, raw, scored.result, question=rec.question)
         out["decision"] = settings.policy.decide(scored.result)
         out["time_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return JSONReply(out)
@@ -268,8 +267,8 @@ def create_app(
         _count(request, service, results)
         items = []
         for k, (raw, s, q) in enumerate(zip(raws, results, questions)):
-            item = {"index": k, **output_record(s.result, record=raw, question=q)}
-            _gate(item, service, s.result)
+            row = scored_row(service.batcher.scorer, None, raw, s.result, question=q)
+            item = {"index": k, **row}
             if s.internal:
                 item["error"] = E_SERVE_INTERNAL.format(request_id=_rid(request))
             item["decision"] = settings.policy.decide(s.result)
@@ -348,13 +347,6 @@ async def _score(service: Service, settings: ServeSettings, records: list) -> li
         ) from None
     except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
         raise ServeError(504, E_SERVE_TIMEOUT.format(timeout=settings.request_timeout_s)) from None
-
-
-def _gate(row: dict[str, Any], service: Service, result: Any) -> None:
-    """With calibrated thresholds, the record's ``faithful`` decision (as the CLI gives it)."""
-    thresholds = getattr(service.batcher.scorer, "thresholds", None)
-    if thresholds is not None:
-        row["faithful"] = thresholds.decision.passes(result)
 
 
 def _rid(request: Request) -> str:

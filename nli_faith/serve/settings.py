@@ -22,6 +22,7 @@ from typing import Literal
 from nli_faith.config import ScorerConfig
 from nli_faith.records import Limits
 from nli_faith.results import FaithfulnessResult
+from nli_faith.scoring.gate import gate
 
 #: Environment variable holding the settings for ``--workers N`` worker processes.
 SETTINGS_ENV = "NLI_FAITH_SERVE_SETTINGS"
@@ -35,7 +36,8 @@ SERVE_LIMITS = Limits(
     max_claims=64,
 )
 
-Decision = Literal["pass", "block"]
+#: What the policy does with a scored record (the reply's ``decision``).
+Action = Literal["pass", "block"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,9 @@ class Policy:
 
     ``block_below_strict``: block when the strict score (supported claims / claims) is
     below it. ``block_on_contradiction``: block when any claim is contradicted. A response
-    with no verifiable claim (scores ``None``) passes; with neither rule everything passes.
+    checked against an empty context is always blocked; otherwise one with no verifiable
+    claim (scores ``None``) passes, and with neither rule everything passes. The rules are
+    the one gate's (:func:`~nli_faith.scoring.gate.gate`).
 
     Example:
         >>> from nli_faith.results import FaithfulnessResult
@@ -56,19 +60,17 @@ class Policy:
     block_below_strict: float | None = None
     block_on_contradiction: bool = False
 
-    def decide(self, result: FaithfulnessResult) -> Decision | None:
+    def decide(self, result: FaithfulnessResult) -> Action | None:
         """``None`` for a record that could not be scored (it has an ``error``)."""
-        if result.error is not None:
+        ruling = gate(
+            result,
+            score="strict",
+            min_score=self.block_below_strict,
+            block_on_contradiction=self.block_on_contradiction,
+        )
+        if ruling.why == "not_scored":
             return None
-        if self.block_on_contradiction and result.n_no > 0:
-            return "block"
-        if (
-            self.block_below_strict is not None
-            and result.strict is not None
-            and result.strict < self.block_below_strict
-        ):
-            return "block"
-        return "pass"
+        return "block" if ruling.passed is False else "pass"
 
 
 @dataclass(frozen=True)
