@@ -167,44 +167,6 @@ def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
 
 
 @dataclass(frozen=True)
-class StreamPolicy:
-    """When a streamed answer is stopped (``FaithfulnessScorer.check_stream``).
-
-    ``block_on_contradiction``: at the first sentence with a contradicted claim.
-    ``block_below_strict``: at the first sentence after which the strict score of the
-    answer so far (supported claims / claims) is below it. With neither, every sentence
-    is released and only checked.
-    """
-
-    block_on_contradiction: bool = False
-    block_below_strict: float | None = None
-
-    def first_failure(
-        self, so_far: FaithfulnessResult, new: list[ClaimVerdict]
-    ) -> tuple[ClaimVerdict | None, str | None]:
-        """The claim of the ``new`` sentence that fails the answer so far, and why; ``(None,
-        None)`` when it passes."""
-        if self.block_on_contradiction:
-            for c in new:
-                if c.verdict == "no":
-                    said = c.evidence.text if c.evidence is not None else "the context"
-                    return c, f'contradicted: "{c.claim}" is contradicted by: {said}'
-        bar = self.block_below_strict
-        if bar is not None and so_far.strict is not None and so_far.strict < bar:
-            failed = next((c for c in new if c.verdict != "yes"), None)
-            named = "" if failed is None else f' ("{failed.claim}" is {_said(failed)})'
-            return failed, (
-                f"the strict score of the answer so far, {so_far.strict:.2f}, is below "
-                f"{bar:.2f}{named}"
-            )
-        return None, None
-
-
-def _said(claim: ClaimVerdict) -> str:
-    return {"no": "contradicted", "idk": "not found in the context"}.get(claim.verdict, "supported")
-
-
-@dataclass(frozen=True)
 class SentenceCheck:
     """One sentence of a streamed answer, checked as soon as it was complete.
 

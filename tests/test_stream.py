@@ -127,7 +127,7 @@ def test_a_strict_bar_stops_at_the_sentence_that_brings_the_answer_below_it(scor
     assert [c.decision for c in checks] == ["pass", "block"]
     assert checks[0].strict_so_far == 1.0 and checks[1].strict_so_far == 0.5
     assert stream.result.failed_claim.claim == "The device is waterproof."
-    assert "so far, 0.50, is below 0.80" in stream.result.reason
+    assert "the answer so far: the strict score 0.50 is below 0.8" in stream.result.reason
     # without a policy nothing is stopped, the same claim is only reported
     unchecked = scorer.check_stream(pieces_of(answer, "words"), CONTEXT)
     assert [c.decision for c in unchecked] == ["pass"] * 3

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,13 +33,8 @@ from nli_faith.engine.plan import Planned, plan_claims, split_claims
 from nli_faith.engine.runner import Runner
 from nli_faith.errors import E_LIMIT, E_STREAM_PIECE, E_STREAM_PIECES, OptionError, RecordError
 from nli_faith.records import Record, as_context, parse_record
-from nli_faith.results import (
-    ClaimVerdict,
-    FaithfulnessResult,
-    SentenceCheck,
-    StreamPolicy,
-    StreamResult,
-)
+from nli_faith.results import ClaimVerdict, FaithfulnessResult, SentenceCheck, StreamResult
+from nli_faith.scoring.gate import gate
 from nli_faith.scoring.scores import compute_scores
 from nli_faith.text.sentences import sentence_spans
 
@@ -51,6 +47,50 @@ _MAYBE_BOUNDARY = re.compile(r"[.!?\u2026\n][^\s]*\s+\S|[\u3002\uff01\uff1f]\S")
 #: The answer so far ends like a sentence: its pairs are worth scoring before the next
 #: piece confirms the end (see :meth:`StreamCheck._score_ahead`).
 _ENDS_SENTENCE = re.compile(r"\w[.!?\u2026\u3002\uff01\uff1f][\"'\u201d\u2019)\]*_]*(?:\[\d+\])*$")
+
+
+@dataclass(frozen=True)
+class StreamPolicy:
+    """When a streamed answer is stopped: the rules of the one gate
+    (:func:`~nli_faith.scoring.gate.gate`), applied to the answer so far after each
+    sentence.
+
+    ``block_on_contradiction``: at the first sentence with a contradicted claim.
+    ``block_below_strict``: at the first sentence after which the strict score of the
+    answer so far (supported claims / claims) is below it. A sentence with claims against
+    a context that holds no text is stopped too. With no rule, every sentence is released
+    and only checked.
+    """
+
+    block_on_contradiction: bool = False
+    block_below_strict: float | None = None
+
+    def first_failure(
+        self, so_far: FaithfulnessResult, new: list[ClaimVerdict]
+    ) -> tuple[ClaimVerdict | None, str | None]:
+        """The claim of the ``new`` sentence that makes the answer so far fail, and why;
+        ``(None, None)`` when it passes."""
+        ruling = gate(
+            so_far,
+            score="strict",
+            min_score=self.block_below_strict,
+            block_on_contradiction=self.block_on_contradiction,
+        )
+        if ruling.passed is not False:
+            return None, None
+        wanted = ("no",) if ruling.why == "contradicted" else ("no", "idk")
+        failed = next((c for c in new if c.verdict in wanted), None)
+        said = f"the answer so far: {ruling.reason}"
+        if failed is None:
+            return None, said
+        return failed, f'{said} "{failed.claim}" is {_said(failed)}.'
+
+
+def _said(claim: ClaimVerdict) -> str:
+    if claim.verdict == "no":
+        said = claim.evidence.text if claim.evidence is not None else "the context"
+        return f"contradicted by: {said}"
+    return "not found in the context"
 
 
 class PairMemo:
@@ -235,7 +275,7 @@ class StreamCheck:
         return events
 
     def _event(self, start: int, end: int, claims: list[ClaimVerdict]) -> SentenceCheck:
-        so_far = _summary(self._claims)
+        so_far = _summary(self._claims, empty=not any(d.strip() for d in self.context))
         failed, why = self.policy.first_failure(so_far, claims)
         return SentenceCheck(
             text=self.text[self.released : end],
@@ -249,11 +289,21 @@ class StreamCheck:
         )
 
 
-def _summary(claims: list[ClaimVerdict]) -> FaithfulnessResult:
-    """The scores of the claims checked so far (the gate reads them)."""
+def _summary(claims: list[ClaimVerdict], *, empty: bool) -> FaithfulnessResult:
+    """The scores of the claims checked so far (the gate reads them); ``empty``: the
+    context holds no text."""
     s = compute_scores([c.verdict for c in claims], [c.p_entail for c in claims])
     return FaithfulnessResult(
-        s.lenient, s.strict, s.soft, s.n_claims, s.n_yes, s.n_no, s.n_idk, "", claims=claims
+        s.lenient,
+        s.strict,
+        s.soft,
+        s.n_claims,
+        s.n_yes,
+        s.n_no,
+        s.n_idk,
+        "",
+        claims=claims,
+        context_empty=bool(claims) and empty,
     )
 
 

@@ -34,7 +34,7 @@ from fastapi import Request
 from fastapi.responses import StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from nli_faith.engine.stream import StreamCheck
+from nli_faith.engine.stream import StreamCheck, StreamPolicy
 from nli_faith.errors import (
     E_SERVE_STREAM_FIRST,
     E_SERVE_STREAM_IDLE,
@@ -46,7 +46,7 @@ from nli_faith.errors import (
     with_flag,
 )
 from nli_faith.records import parse_record
-from nli_faith.results import StreamPolicy, output_record
+from nli_faith.rows import scored_row
 from nli_faith.serve.schema import ServeError
 
 MEDIA_TYPE = "application/x-ndjson"
@@ -143,7 +143,7 @@ async def open_stream(request: Request, service: Any, settings: Any) -> NDJSONSt
                     break
             for event in await batcher.call(lambda _s: check.finish(), timeout=timeout):
                 yield _json_line({"event": "sentence", **asdict(event)})
-            yield _json_line(_final(check, head, settings))
+            yield _json_line(_final(check, head, settings, batcher.scorer))
             service.metrics.records.labels(outcome="block" if check.blocked else "pass").inc()
         except ClientDisconnect:  # the client went away: nothing to write to
             return
@@ -159,10 +159,11 @@ async def open_stream(request: Request, service: Any, settings: Any) -> NDJSONSt
     return NDJSONStream(events(), media_type=MEDIA_TYPE)
 
 
-def _final(check: StreamCheck, head: dict, settings: Any) -> dict[str, Any]:
+def _final(check: StreamCheck, head: dict, settings: Any, scorer: Any) -> dict[str, Any]:
+    """The ``result`` event: the row ``/v1/score`` gives for the answer streamed."""
     end = check.result
     question = head.get("question") if isinstance(head.get("question"), str) else None
-    out = {"event": "result", **output_record(end.result, record=head, question=question)}
+    out = {"event": "result", **scored_row(scorer, None, head, end.result, question=question)}
     out["decision"] = "block" if end.blocked else settings.policy.decide(end.result)
     out["blocked"] = end.blocked
     out["released"] = end.released
