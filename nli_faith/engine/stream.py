@@ -26,12 +26,11 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Se
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import Planned, plan_claims, split_claims
 from nli_faith.engine.runner import Runner
 from nli_faith.errors import E_LIMIT, E_STREAM_PIECE, E_STREAM_PIECES, OptionError, RecordError
+from nli_faith.nli.cache import CachedNLI
 from nli_faith.records import Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, FaithfulnessResult, SentenceCheck, StreamResult
 from nli_faith.scoring.gate import gate
@@ -93,30 +92,6 @@ def _said(claim: ClaimVerdict) -> str:
     return "not found in the context"
 
 
-class PairMemo:
-    """The NLI model, remembering each (premise, hypothesis) pair it scored for one
-    stream, so that the whole-answer pass at the end scores none of them again.
-
-    Every other attribute is the wrapped model's.
-    """
-
-    def __init__(self, nli) -> None:
-        self.nli = nli
-        self._seen: dict[tuple[str, str], np.ndarray] = {}
-
-    def __getattr__(self, name: str):
-        return getattr(self.nli, name)
-
-    def predict(self, pairs: Sequence[tuple[str, str]], **kwargs) -> np.ndarray:
-        todo = list(dict.fromkeys(p for p in pairs if p not in self._seen))
-        if todo:
-            for pair, row in zip(todo, self.nli.predict(todo, **kwargs)):
-                self._seen[pair] = row
-        if not pairs:
-            return np.zeros((0, len(self.nli.labels)), dtype=np.float32)
-        return np.stack([self._seen[p] for p in pairs])
-
-
 class StreamCheck:
     """One streamed answer's check (see the module doc).
 
@@ -139,7 +114,7 @@ class StreamCheck:
             {"response": "", "context": context, "question": question}, limits=parts.limits
         )
         self.context = as_context(self.record.context)
-        self.parts = dataclasses.replace(parts, nli=PairMemo(parts.nli))
+        self.parts = dataclasses.replace(parts, nli=CachedNLI(parts.nli))
         self.runner = Runner(self.parts)
         self.policy = policy or StreamPolicy()
         self.text = ""
