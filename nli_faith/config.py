@@ -11,7 +11,12 @@ and the server's settings, Ray actors and the adapters all take or build this on
 travels between processes as JSON (:meth:`~ScorerConfig.to_dict`, :meth:`~ScorerConfig.from_dict`).
 
 The checks the stages share (thresholds, batch sizes, label maps, the named choices) live
-here too, so that the configuration can be checked without importing a stage.
+here too, so that the configuration can be checked without importing a stage. So does the
+one reading of the environment for the scorer (``OMP_NUM_THREADS``, ``NLI_FAITH_CACHE``,
+``XDG_CACHE_HOME``): :meth:`ScorerConfig.resolved_threads` and
+:meth:`ScorerConfig.resolved_onnx_cache_dir` turn the fields left ``None`` into the values
+the engine hands the NLI runtime, in the process that loads it (a Ray actor's own
+``OMP_NUM_THREADS``, for one); no stage reads the environment.
 
 Example:
     >>> cfg = ScorerConfig.guardrail(prefilter_top_k=3)
@@ -35,6 +40,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any
 
 from nli_faith.errors import (
@@ -70,6 +76,56 @@ BACKENDS = ("torch", "onnx")
 GRANULARITIES = ("sentence", "clause")
 #: The pre-filters (``prefilter``).
 PREFILTERS = ("lexical", "embedding")
+
+
+# -- what the environment and the machine give the fields left None -----------------------
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return os.cpu_count() or 1
+
+
+def env_threads(environ: Mapping[str, str] | None = None) -> int:
+    """CPU threads to compute with when not told: ``OMP_NUM_THREADS`` when set to a count
+    (Ray sets it to an actor's CPUs), else :func:`usable_cores`; ``environ`` defaults to
+    ``os.environ``.
+
+    Example:
+        >>> env_threads({"OMP_NUM_THREADS": "3"})
+        3
+        >>> env_threads({"OMP_NUM_THREADS": "many"}) == usable_cores()
+        True
+    """
+    env = os.environ if environ is None else environ
+    try:
+        n = int(env.get("OMP_NUM_THREADS", ""))
+    except ValueError:
+        n = 0
+    return n if n > 0 else usable_cores()
+
+
+def env_onnx_cache_dir(environ: Mapping[str, str] | None = None) -> str:
+    """Where ONNX exports are cached when not told: ``$NLI_FAITH_CACHE/onnx`` when set, else
+    ``$XDG_CACHE_HOME/nli-faith/onnx``, else ``~/.cache/nli-faith/onnx``; ``environ``
+    defaults to ``os.environ`` (``{}``: the path no variable moves).
+
+    Example:
+        >>> env_onnx_cache_dir({"NLI_FAITH_CACHE": "/srv/cache"})
+        '/srv/cache/onnx'
+        >>> env_onnx_cache_dir({"XDG_CACHE_HOME": "/tmp/xdg"})
+        '/tmp/xdg/nli-faith/onnx'
+    """
+    env = os.environ if environ is None else environ
+    root = env.get("NLI_FAITH_CACHE")
+    if root:
+        return os.fspath(Path(root).expanduser() / "onnx")
+    xdg = env.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return os.fspath(base / "nli-faith" / "onnx")
 
 
 # -- the checks the configuration and the stages share ---------------------------------------
@@ -246,6 +302,13 @@ class ScorerConfig:
         "graph (same verdicts as torch in float32).",
         flags=("--onnx-fp32",),
     )
+    onnx_cache_dir: str | None = _option(
+        None,
+        "with ``backend='onnx'``, the folder where ONNX exports of a model that ships none are "
+        "cached; default: ``$NLI_FAITH_CACHE/onnx``, else ``$XDG_CACHE_HOME/nli-faith/onnx``, "
+        "else ``~/.cache/nli-faith/onnx``.",
+        metavar="DIR",
+    )
     dtype: str | None = _option(
         None,
         "torch weights: ``float32``, ``bfloat16`` or ``float16``; default bf16 (or fp16) on "
@@ -257,6 +320,14 @@ class ScorerConfig:
         None,
         "NLI pairs per forward pass; default 32, or 1 with the int8 ONNX graph (whose outputs "
         "would otherwise depend on the batch; see ``NLIModel``).",
+        metavar="N",
+    )
+    threads: int | None = _option(
+        None,
+        "CPU threads the NLI model computes with (torch's threads on the CPU; with ONNX, the "
+        "workers that run one pair each, or ONNX Runtime's threads for batches); default: "
+        "``OMP_NUM_THREADS`` when set to a count (Ray sets it to an actor's CPUs), else the "
+        "cores this process may use.",
         metavar="N",
     )
     granularity: str = _option(
@@ -384,7 +455,7 @@ class ScorerConfig:
         model ships are checked when read), naming the first bad one; a path is kept as
         its text and ``limits=None`` as ``Limits()``."""
         set_ = object.__setattr__
-        for name in ("model", "spacy_model", "prefilter_model", "thresholds"):
+        for name in ("model", "spacy_model", "prefilter_model", "thresholds", "onnx_cache_dir"):
             if isinstance(getattr(self, name), os.PathLike):
                 set_(self, name, os.fspath(getattr(self, name)))
         if self.limits is None:
@@ -397,7 +468,7 @@ class ScorerConfig:
             if not (optional and getattr(self, name) is None):  # None: the model's, no limit
                 set_(self, name, check_setting(name, getattr(self, name)))
         for name in ("model", "device", "dtype", "spacy_model", "prefilter_model", "prefilter",
-                     "thresholds"):  # fmt: skip
+                     "thresholds", "onnx_cache_dir"):  # fmt: skip
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise OptionError(E_OPTION_TYPE.format(name=name, expected="a string", value=value))
@@ -428,6 +499,7 @@ class ScorerConfig:
             ("prefilter_model", "prefilter='embedding'", self.prefilter != "embedding"),
             ("spacy_model", "granularity='clause'", self.granularity != "clause"),
             ("onnx_quantize", "backend='onnx'", self.backend != "onnx"),
+            ("onnx_cache_dir", "backend='onnx'", self.backend != "onnx"),
         ]
         for name, needs, alone in unused:
             value = getattr(self, name)
@@ -438,6 +510,8 @@ class ScorerConfig:
                 )
         if self.batch_size is not None:
             check_batch_size(self.batch_size)
+        if self.threads is not None:
+            whole_number("threads", self.threads, least=1)
         if self.label_map is not None:
             check_label_map(self.label_map)
 
@@ -458,6 +532,31 @@ class ScorerConfig:
         leaves ``None``; a name that is no field is a ``TypeError``."""
         unknown_options(options, where="ScorerConfig")
         return replace(self, **{k: v for k, v in options.items() if getattr(self, k) is None})
+
+    def resolved_threads(self, environ: Mapping[str, str] | None = None) -> int:
+        """:attr:`threads`, or when ``None`` what the environment gives (:func:`env_threads`:
+        ``OMP_NUM_THREADS`` when a count, else the usable cores); ``environ`` defaults to
+        ``os.environ``, read when called (the engine calls it where the model loads).
+
+        Example:
+            >>> ScorerConfig(threads=2).resolved_threads({"OMP_NUM_THREADS": "8"})
+            2
+            >>> ScorerConfig().resolved_threads({"OMP_NUM_THREADS": "8"})
+            8
+        """
+        return self.threads if self.threads is not None else env_threads(environ)
+
+    def resolved_onnx_cache_dir(self, environ: Mapping[str, str] | None = None) -> str:
+        """:attr:`onnx_cache_dir`, or when ``None`` what the environment gives
+        (:func:`env_onnx_cache_dir`); ``environ`` defaults to ``os.environ``.
+
+        Example:
+            >>> ScorerConfig().resolved_onnx_cache_dir({"NLI_FAITH_CACHE": "/srv/c"})
+            '/srv/c/onnx'
+        """
+        if self.onnx_cache_dir is not None:
+            return os.fspath(Path(self.onnx_cache_dir).expanduser())
+        return env_onnx_cache_dir(environ)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

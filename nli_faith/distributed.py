@@ -161,7 +161,9 @@ def score_dataset(
         concurrency: number of actors, each with its own copy of the model.
         batch_size: records per ``score_batch`` call in an actor (the scorer's own
             ``batch_size``, NLI pairs per forward pass, is the config's).
-        num_cpus: CPUs reserved per actor; default 1 (torch then uses that many threads).
+        num_cpus: CPUs reserved per actor; default 1. Ray sets the actor's
+            ``OMP_NUM_THREADS`` to it, which the config's ``threads`` follows when ``None``
+            (read where the actor loads its scorer), so the model computes with that many.
         json_column: column holding each record as JSON text; a value that is not valid
             JSON gets the CLI's ``error`` instead of failing the job.
         json_rows: output rows ``{"line": n, "json": text}``, ``text`` being exactly the

@@ -3,6 +3,7 @@ limits and the Ray entry point all come from it."""
 
 import argparse
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,62 @@ def test_score_dataset_takes_a_config_and_its_field_names():
 def test_fields_are_the_options_in_order():
     assert FIELDS[0] == "model" and FIELDS[-2:] == ("limits", "thresholds")
     assert set(DEFAULTS.options()) == set(FIELDS) - {"model"}
+
+
+def test_threads_follow_omp_num_threads_when_not_given(monkeypatch):
+    from nli_faith.config import env_threads, usable_cores
+
+    assert ScorerConfig().resolved_threads({"OMP_NUM_THREADS": "3"}) == 3
+    assert ScorerConfig(threads=2).resolved_threads({"OMP_NUM_THREADS": "3"}) == 2
+    for unset in ("", "many", "0", "-2"):
+        assert env_threads({"OMP_NUM_THREADS": unset}) == usable_cores()
+    assert env_threads({}) == usable_cores()
+    monkeypatch.setenv("OMP_NUM_THREADS", "5")  # os.environ, read when asked
+    assert DEFAULTS.resolved_threads() == 5
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert DEFAULTS.resolved_threads() == usable_cores()
+
+
+def test_onnx_cache_dir_follows_the_environment_when_not_given(monkeypatch, tmp_path):
+    home = ScorerConfig().resolved_onnx_cache_dir({})
+    assert home == str(Path.home() / ".cache" / "nli-faith" / "onnx")
+    both = {"NLI_FAITH_CACHE": "/srv/nli", "XDG_CACHE_HOME": "/srv/xdg"}
+    assert ScorerConfig().resolved_onnx_cache_dir(both) == "/srv/nli/onnx"
+    assert ScorerConfig().resolved_onnx_cache_dir({"XDG_CACHE_HOME": "/srv/xdg"}) == (
+        "/srv/xdg/nli-faith/onnx"
+    )
+    given = ScorerConfig(backend="onnx", onnx_cache_dir=tmp_path)  # a path is kept as text
+    assert given.onnx_cache_dir == str(tmp_path)
+    assert given.resolved_onnx_cache_dir(both) == str(tmp_path)
+    monkeypatch.setenv("NLI_FAITH_CACHE", str(tmp_path))
+    assert DEFAULTS.resolved_onnx_cache_dir() == str(tmp_path / "onnx")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"threads": 0}, "threads must be a whole number of at least 1, got 0"),
+        ({"threads": True}, "threads must be a whole number of at least 1, got True"),
+        ({"threads": "2"}, "threads must be a whole number of at least 1, got '2'"),
+        ({"backend": "onnx", "onnx_cache_dir": 3}, "onnx_cache_dir must be a string, got 3"),
+        ({"onnx_cache_dir": "/tmp/x"}, "onnx_cache_dir is used only with backend='onnx'"),
+    ],
+)
+def test_threads_and_onnx_cache_dir_are_checked(changes, message):
+    from nli_faith.errors import OptionError
+
+    with pytest.raises(OptionError, match=message):
+        ScorerConfig(**changes)
+
+
+def test_threads_and_onnx_cache_dir_flags():
+    from nli_faith.cli.options import config_from_args
+
+    p = _parser()
+    args = p.parse_args(["--threads", "2", "--backend", "onnx", "--onnx-cache-dir", "/srv/c"])
+    assert config_from_args(args) == ScorerConfig(
+        backend="onnx", threads=2, onnx_cache_dir="/srv/c"
+    )
+    assert config_from_args(p.parse_args([])).threads is None
+    with pytest.raises(SystemExit):
+        p.parse_args(["--threads", "two"])

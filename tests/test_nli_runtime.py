@@ -241,3 +241,40 @@ def test_probabilities_are_those_of_the_cross_encoder_and_the_bare_model(bundled
             probs = torch.softmax(model(**enc).logits.float(), dim=-1).numpy()
         want = bundled_fp32.label_map.to_canonical(probs)[0]
         np.testing.assert_allclose(got[k], want, atol=1e-6, rtol=0)
+
+
+@pytest.fixture
+def torch_threads():
+    """Torch's CPU threads are process-wide: put back what they were."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield torch
+    torch.set_num_threads(before)
+
+
+def test_config_threads_are_torchs_cpu_threads(tiny_model_dir, torch_threads, monkeypatch):
+    """``ScorerConfig.threads`` sets torch's threads on the CPU; left None it follows
+    ``OMP_NUM_THREADS``, read when the scorer loads, not by the runtime."""
+    from nli_faith.scorer import FaithfulnessScorer
+
+    scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu", threads=2)
+    assert torch_threads.get_num_threads() == 2 == scorer.parts.nli.threads
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+    assert torch_threads.get_num_threads() == 1
+    FaithfulnessScorer(str(tiny_model_dir), device="cpu", threads=3)
+    assert torch_threads.get_num_threads() == 3  # the field over the environment
+
+
+def test_nli_model_alone_computes_on_the_usable_cores(tiny_model_dir, torch_threads, monkeypatch):
+    """Without a configuration, ``NLIModel`` reads no environment: the cores it may use."""
+    from nli_faith.config import usable_cores
+    from nli_faith.errors import OptionError
+    from nli_faith.nli.model import NLIModel
+
+    monkeypatch.setenv("OMP_NUM_THREADS", str(usable_cores() + 1))
+    nli = NLIModel(str(tiny_model_dir), device="cpu")
+    assert nli.threads == usable_cores() == torch_threads.get_num_threads()
+    with pytest.raises(OptionError, match="threads must be a whole number of at least 1"):
+        NLIModel(str(tiny_model_dir), device="cpu", threads=0)

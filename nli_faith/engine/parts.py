@@ -97,6 +97,9 @@ def load_parts(config: ScorerConfig) -> Parts:
         label_map=config.label_map,
         max_length=config.max_length,
         batch_size=config.batch_size,
+        # the environment is read here, at the edge, in the process that loads the model
+        threads=config.resolved_threads(),
+        cache_dir=config.resolved_onnx_cache_dir() if config.backend == "onnx" else None,
     )
     # A threshold not given: the model's own (decision.json beside its weights), else ours.
     shipped = decision_defaults(nli.path)

@@ -12,14 +12,13 @@ tokenizing each pair again. Here too: the choice of dtype and CPU threads.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nli_faith.config import usable_cores
 from nli_faith.errors import E_DEVICE_UNAVAILABLE, E_DTYPE, ModelLoadError, OptionError
 from nli_faith.nli.batching import batch_plan, pad_batch
-from nli_faith.nli.threads import usable_cores
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -101,18 +100,22 @@ class TorchRuntime:
         path: the checkpoint folder or hub id.
         device: ``"cpu"``, ``"cuda"``...; default: CUDA if available.
         dtype: ``"float32"``, ``"bfloat16"``, ``"float16"`` or ``None`` (see :func:`pick_dtype`).
+        threads: on the CPU, torch's threads (``torch.set_num_threads``, for the whole
+            process); default: the cores this process may use, not the machine's.
     """
 
-    def __init__(self, path: str, *, device: str | None, dtype: str | None) -> None:
+    def __init__(
+        self, path: str, *, device: str | None, dtype: str | None, threads: int | None = None
+    ) -> None:
         from sentence_transformers import CrossEncoder
 
         self.device = device or default_device()
         check_device(self.device)
         torch_dtype = pick_dtype(dtype, self.device)
-        if self.device == "cpu" and "OMP_NUM_THREADS" not in os.environ:
+        if self.device == "cpu":
             import torch
 
-            torch.set_num_threads(usable_cores())  # the cores we may use, not the machine's
+            torch.set_num_threads(usable_cores() if threads is None else int(threads))
         self.encoder = CrossEncoder(path, device=self.device, model_kwargs={"dtype": torch_dtype})
         self.encoder.eval()
         self.pad_id = self.tokenizer.pad_token_id or 0

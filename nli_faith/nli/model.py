@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nli_faith.config import check_batch_size as check_batch_size
-from nli_faith.config import whole_number
+from nli_faith.config import usable_cores, whole_number
 from nli_faith.errors import (
     E_BACKEND,
     E_MAX_LENGTH_OVER,
@@ -32,7 +32,6 @@ from nli_faith.nli.batching import PAD_MULTIPLE
 from nli_faith.nli.cross_encoder import cpu_has_native_bf16  # noqa: F401 - re-exported
 from nli_faith.nli.labels import LabelMap
 from nli_faith.nli.registry import known_names, resolve_model
-from nli_faith.nli.threads import cpu_threads, usable_cores  # noqa: F401 - re-exported
 from nli_faith.nli.tokens import PairEncoder
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,12 +64,20 @@ class NLIModel:
             pair per run keeps them fixed and is the fastest for one request; for CPU
             batch throughput ``batch_size=32`` measured ~1.3x faster, at that price.
             With one pair per run, the runs go to one single-threaded worker per core
-            (faster than splitting each short run over the cores); ``OMP_NUM_THREADS``,
-            when set, is the number of workers (or of ONNX Runtime's threads otherwise).
+            (faster than splitting each short run over the cores); ``threads`` is the
+            number of workers (or of ONNX Runtime's threads otherwise).
         dtype: torch weights, ``"float32"``, ``"float16"`` or ``"bfloat16"``; default:
             bf16 (or fp16) on CUDA; on CPU bf16 where the CPU has native bf16 (AVX512-BF16,
             AMX; see :func:`cpu_has_native_bf16`), else fp32. ``"float32"`` for exact fp32.
             Torch backend only: the ONNX graphs are int8 or fp32 (``onnx_quantize``).
+        threads: CPU threads to compute with: torch's (``torch.set_num_threads``, which is
+            process-wide) on the CPU, or with ONNX the one-pair workers (else ONNX Runtime's
+            threads); default: the cores this process may use (its affinity mask). The
+            environment is not read here: ``ScorerConfig.threads``, whose default follows
+            ``OMP_NUM_THREADS``, is what the scorer passes.
+        cache_dir: with ``backend="onnx"``, where an export of a model that ships none is
+            cached; default ``~/.cache/nli-faith/onnx`` (the scorer passes
+            ``ScorerConfig.onnx_cache_dir``, whose default follows ``NLI_FAITH_CACHE``).
 
     Whatever the batch size, each pair is padded to its own length rounded up to
     :data:`PAD_MULTIPLE` and scored only with pairs of that width, so its probabilities
@@ -94,9 +101,14 @@ class NLIModel:
         batch_size: int | None = None,
         dtype: str | None = None,
         onnx_quantize: bool = True,
+        threads: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if backend not in ("torch", "onnx"):
             raise OptionError(E_BACKEND.format(backend=backend))
+        threads = usable_cores() if threads is None else whole_number("threads", threads, least=1)
+        #: CPU threads the model computes with (see ``threads`` above).
+        self.threads = threads
         model = os.fspath(model) if isinstance(model, os.PathLike) else model
         spec = resolve_model(model)
         self.name = spec.name
@@ -126,7 +138,9 @@ class NLIModel:
             whole_number("max_length", max_length, least=PAD_MULTIPLE)
             _check_positions(max_length, most, spec.name)
         try:
-            runtime, tokenizer = self._load(spec.path, config, device, dtype, onnx_quantize)
+            runtime, tokenizer = self._load(
+                spec.path, config, device, dtype, onnx_quantize, cache_dir
+            )
         except NliFaithError:  # a device or dtype that cannot be used: said as it is
             raise
         except (OSError, ValueError) as err:  # e.g. a folder without tokenizer files
@@ -147,13 +161,13 @@ class NLIModel:
         #: (premise, hypothesis) pairs asked of :meth:`predict` so far, duplicates included.
         self.pairs_predicted = 0
 
-    def _load(self, path: str, config: Any, device, dtype, onnx_quantize: bool):
+    def _load(self, path: str, config: Any, device, dtype, onnx_quantize: bool, cache_dir):
         """The runtime and the tokenizer, each read from ``path`` once: the torch runtime's
         ``CrossEncoder`` reads the tokenizer it holds; for ONNX it is read here."""
         if self.backend == "torch":
             from nli_faith.nli.cross_encoder import TorchRuntime
 
-            runtime = TorchRuntime(path, device=device, dtype=dtype)
+            runtime = TorchRuntime(path, device=device, dtype=dtype, threads=self.threads)
             return runtime, runtime.tokenizer
         from transformers import AutoTokenizer
 
@@ -162,7 +176,12 @@ class NLIModel:
         tokenizer = AutoTokenizer.from_pretrained(path, config=config)  # config: read once
         pad_id = tokenizer.pad_token_id or 0
         runtime = OnnxRuntime(
-            path, quantize=onnx_quantize, batch_size=self.batch_size, pad_id=pad_id
+            path,
+            quantize=onnx_quantize,
+            batch_size=self.batch_size,
+            pad_id=pad_id,
+            threads=self.threads,
+            cache_dir=cache_dir,
         )
         return runtime, tokenizer
 
