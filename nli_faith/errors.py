@@ -539,6 +539,19 @@ E_SERVE_STREAM_PIECE = Message(
     'line {line} of the stream must be an object {{"text": "..."}} holding a piece of the answer.',
 )
 
+# Streamed answers in the framework integrations (nli_faith.integrations).
+E_STREAM_NO_CONTEXT = Message(
+    "E320",
+    "the answer arrived before its context: no input key {key!r} came first, and no "
+    "context= was given when the guard was made; set context_key= to the key of the "
+    "retrieved documents, or pass context=.",
+)
+E_STREAM_INPUT = Message(
+    "E321",
+    "a streamed answer's chunks are strings, chat message chunks or mappings holding "
+    "input key {key!r}; got a chunk of type {type_name}.",
+)
+
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {
     name: value.code for name, value in list(globals().items()) if isinstance(value, Message)
