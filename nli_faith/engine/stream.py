@@ -82,7 +82,7 @@ class StreamPolicy:
         said = f"the answer so far: {ruling.reason}"
         if failed is None:
             return None, said
-        return failed, f'{said} "{failed.claim}" is {_said(failed)}.'
+        return failed, f'{said} "{failed.claim}" is {_said(failed).rstrip(".")}.'
 
 
 def _said(claim: ClaimVerdict) -> str:
