@@ -226,9 +226,12 @@ class NLIFaithfulnessGuard(Runnable[Any, str]):
         block_on_contradiction: stop at the first sentence with a contradicted claim.
         block_below_strict: stop at the first sentence after which the strict score of
             the answer so far (supported claims / claims) is below it.
-        response_key, context_key, question_key: the input keys (as
-            :class:`NLIFaithfulnessCheck`).
-        scorer, nli_model, **scorer_options: the scorer (as :class:`NLIFaithfulnessCheck`).
+        response_key: the input key of the answer's pieces (default ``answer``).
+        context_key: the input key of the context (default ``context``).
+        question_key: the input key of the question (default ``question``).
+        scorer: a ready scorer (then no other scorer option).
+        nli_model: the NLI model (default bundled).
+        **scorer_options: any option of ``FaithfulnessScorer``.
 
     With a policy, the stream stops at the first sentence that fails: the sentences
     before it have been yielded, that one is not, the rest of the answer is not read, and
