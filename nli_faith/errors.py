@@ -510,6 +510,48 @@ E_INPUT_KEY_MISSING = Message(
 )
 E_INPUT_KEY_EMPTY = Message("E154", "input key {key!r} is empty: there is no answer to check.")
 
+# Streamed answers (nli_faith.engine.stream, the server's /v1/score/stream).
+E_STREAM_PIECE = Message(
+    "E301", "a streamed answer is made of strings; got a piece of type {type_name}."
+)
+E_STREAM_PIECES = Message(
+    "E303",
+    "check_stream takes the answer as an iterable (or async iterable) of strings, got "
+    "{type_name}; to check a whole answer at once, call score().",
+)
+E_STREAM_POLICY = Message(
+    "E302", "block_below_strict must be a number from 0 to 1 or None, got {value!r}."
+)
+E_SERVE_STREAM_FIRST = Message(
+    "E304",
+    'the first line of a stream is the record without its answer, {{"context": ..., '
+    '"question": ...}}, got {got}; the pieces of the answer follow, one {{"text": ...}} a line.',
+)
+E_SERVE_STREAM_IDLE = Message(
+    "E305", "no piece of the stream arrived for {seconds} s; the stream is closed."
+)
+E_SERVE_STREAM_LINE = Message(
+    "E306", "a line of the stream is over the limit of {limit:,} bytes (max_body_bytes)."
+)
+E_SERVE_STREAM_JSON = Message("E307", "line {line} of the stream is not valid JSON: {error}.")
+E_SERVE_STREAM_PIECE = Message(
+    "E308",
+    'line {line} of the stream must be an object {{"text": "..."}} holding a piece of the answer.',
+)
+
+# Streamed answers in the framework integrations (nli_faith.integrations).
+E_STREAM_NO_CONTEXT = Message(
+    "E320",
+    "the answer arrived before its context: no input key {key!r} came first, and no "
+    "context= was given when the guard was made; set context_key= to the key of the "
+    "retrieved documents, or pass context=.",
+)
+E_STREAM_INPUT = Message(
+    "E321",
+    "a streamed answer's chunks are strings, chat message chunks or mappings holding "
+    "input key {key!r}; got a chunk of type {type_name}.",
+)
+
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.
 CODES: dict[str, str] = {
     name: value.code for name, value in list(globals().items()) if isinstance(value, Message)

@@ -161,3 +161,41 @@ def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
     fields = _known(FaithfulnessResult, data)
     fields["claims"] = claims
     return FaithfulnessResult(**fields)
+
+
+# -- streamed answers ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence of a streamed answer, checked as soon as it was complete.
+
+    ``text`` is the answer from the end of the previous sentence to the end of this one
+    (joined, the ``text`` of every released sentence is the answer released); ``start``,
+    ``end`` its span in the answer. ``decision`` is ``"block"`` when the policy stops the
+    stream here (``failed_claim`` and ``reason`` say why; the sentence is not released).
+    """
+
+    text: str
+    start: int
+    end: int
+    claims: list[ClaimVerdict]
+    decision: Literal["pass", "block"] = "pass"
+    reason: str | None = None
+    failed_claim: ClaimVerdict | None = None
+    strict_so_far: float | None = None
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """The end of a streamed answer's check.
+
+    ``result`` is the answer streamed (up to the failing sentence, if the stream was
+    stopped) scored as ``score()`` scores it; ``released`` the text that passed.
+    """
+
+    released: str
+    blocked: bool
+    result: FaithfulnessResult
+    reason: str | None = None
+    failed_claim: ClaimVerdict | None = None

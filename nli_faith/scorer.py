@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +28,14 @@ from nli_faith.engine.parts import check_options, check_setting, load_parts
 from nli_faith.engine.plan import Plan
 from nli_faith.engine.runner import Runner
 from nli_faith.engine.stages import Stages
-from nli_faith.errors import E_NOT_MANY, E_OPTION_TYPE, OptionError
+from nli_faith.engine.stream import CheckedStream, StreamCheck, StreamPolicy
+from nli_faith.errors import E_NOT_MANY, E_OPTION_TYPE, E_STREAM_PIECES, OptionError
 from nli_faith.moved import MOVED
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Record, parse_record
 from nli_faith.results import FaithfulnessResult
 from nli_faith.scoring.thresholds import Thresholds
+from nli_faith.scoring.verdicts import check_threshold
 
 __all__ = [
     "DEFAULT_CHUNK_TOKENS",
@@ -329,6 +331,60 @@ class FaithfulnessScorer:
             n_process=n_process,
             labels=None if labels is None else _many("labels", labels),
         )
+
+    def check_stream(
+        self,
+        pieces: Iterable[str] | AsyncIterable[str],
+        context: str | Sequence[str],
+        question: str | None = None,
+        *,
+        block_on_contradiction: bool = False,
+        block_below_strict: float | None = None,
+    ) -> CheckedStream:
+        """Check an answer while it is streamed, sentence by sentence.
+
+        ``pieces`` is the answer as it arrives (tokens, words: any strings), an iterable
+        or an async iterable. Iterating the returned stream (``for``, or ``async for``)
+        gives a :class:`~nli_faith.results.SentenceCheck` as soon as each sentence is
+        complete: its text, the verdicts of its claims with their evidence, and the
+        policy's decision. The last sentence is checked when the pieces run out. The
+        sentences are those ``score()`` finds, and at the end ``stream.result.result`` is
+        what ``score()`` gives for the whole answer (the pairs scored on the way are not
+        scored again).
+
+        With ``block_on_contradiction`` (the first contradicted claim) or
+        ``block_below_strict`` (the strict score of the answer so far falls below it),
+        the stream stops at the first sentence that fails: that sentence's check says
+        ``decision="block"``, which claim failed and why, and the rest of ``pieces`` is
+        not read. ``stream.result.released`` is the text that passed.
+
+        Example:
+            >>> scorer = FaithfulnessScorer.guardrail()
+            >>> tokens = iter(["The warranty lasts ", "36 months. ", "Shipping is free."])
+            >>> stream = scorer.check_stream(tokens, "The warranty lasts 24 months.",
+            ...                              block_on_contradiction=True)
+            >>> [(s.text, s.decision) for s in stream]
+            [('The warranty lasts 36 months.', 'block')]
+            >>> stream.result.released, stream.result.failed_claim.verdict
+            ('', 'no')
+        """
+        if isinstance(pieces, (str, bytes)) or not isinstance(pieces, (Iterable, AsyncIterable)):
+            raise OptionError(E_STREAM_PIECES.format(type_name=type(pieces).__name__))
+        if block_below_strict is not None:
+            check_threshold("block_below_strict", block_below_strict)
+        if not isinstance(block_on_contradiction, bool):
+            raise OptionError(
+                E_OPTION_TYPE.format(
+                    name="block_on_contradiction",
+                    expected="True or False",
+                    value=block_on_contradiction,
+                )
+            )
+        policy = StreamPolicy(
+            block_on_contradiction=block_on_contradiction, block_below_strict=block_below_strict
+        )
+        check = StreamCheck(self.parts, context, question, policy=policy)
+        return CheckedStream(check, pieces)
 
     def close(self) -> None:
         """Stop the planning worker processes of ``n_process`` (if any were started).

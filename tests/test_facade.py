@@ -31,6 +31,7 @@ def test_the_facade_has_a_handful_of_public_methods():
         "score",
         "score_batch",
         "score_stream",
+        "check_stream",
         "close",
         "guardrail",
         "from_thresholds",

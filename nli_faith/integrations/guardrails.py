@@ -24,6 +24,21 @@ Example:
     >>> out.validation_passed, out.validated_output
     (True, 'Paris is in France.')
 
+Streaming (``guard(llm_api=..., stream=True)``, Guardrails' own streaming validation):
+the validator's chunks are the answer's sentences, cut where ``score()`` cuts them (a
+sentence is complete once the next has begun); each is validated against the context as
+it completes, with its error spans (offsets in the sentence) and fix value. With
+``on_fail="fix"`` a sync ``Guard`` streams one validated sentence at a time (a sentence
+that fails comes out without its unsupported claims) and validates the last sentence when
+the stream ends. What Guardrails 0.11 does otherwise: without ``fix``, a sync ``Guard``
+streams the LLM's pieces as they come and validates behind them (``exception`` is raised
+once the failing sentence has already gone out; the last sentence is never validated, as
+Guardrails gives the validator no end of stream there; ``filter`` and ``refrain`` fail
+inside Guardrails with a ``TypeError``); an ``AsyncGuard`` streams validated sentences in
+every mode, ``exception`` stops before the failing sentence, but the last sentence is
+never validated nor sent. For a stream that must stop at the first failing sentence, with
+the claim to blame, use ``FaithfulnessScorer.check_stream`` (or the LangChain guard).
+
 Guardrails sends usage metrics unless told not to: run ``guardrails configure
 --disable-metrics`` once, or call ``guard.configure(allow_metrics_collection=False)``.
 Importing Guardrails asks NLTK to download its sentence tokenizer when it is missing;
@@ -35,6 +50,7 @@ Guardrails' own, re-exported), to keep the import offline.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -47,6 +63,7 @@ from nli_faith.integrations.batching import (
 )
 from nli_faith.integrations.gate import blamed, ruling, without_unsupported
 from nli_faith.scoring.gate import check_score
+from nli_faith.text.sentences import sentence_spans
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.results import FaithfulnessResult
@@ -57,6 +74,11 @@ logger = logging.getLogger(__name__)
 #: The metadata key of the context, and the validator's registered name.
 CONTEXT_KEY = "context"
 VALIDATOR_NAME = "nli-faith/faithfulness"
+
+#: Where a sentence may have ended and the next begun (an end mark or a line break, then
+#: white space and more text; CJK full stops need no space): only then is the sentence
+#: splitter asked.
+_MAYBE_NEXT_SENTENCE = re.compile(r"[.!?\u2026\n][^\s]*\s+\S|[\u3002\uff01\uff1f]\S")
 
 
 @contextmanager
@@ -153,6 +175,21 @@ class NLIFaithfulness(Validator):
         record = _record(value, metadata)
         return self._outcome(value, await self._batcher.ascore(record))
 
+    def _chunking_function(self, chunk: str) -> list[str]:
+        """Guardrails' streaming: the text accumulated so far, cut after its last complete
+        sentence (``[complete sentences, the sentence still growing]``), or ``[]`` while
+        no sentence is complete. A sentence is complete once the next has begun; the
+        boundaries are those of :func:`~nli_faith.text.sentences.sentence_spans`, the
+        splitter ``score()`` uses, so a chunk ends where a sentence of the whole answer
+        ends (not at the "." of "$1.5" or "Dr.")."""
+        if not _MAYBE_NEXT_SENTENCE.search(chunk):
+            return []
+        spans = sentence_spans(chunk)
+        if len(spans) < 2:
+            return []
+        cut = spans[-1][0]
+        return [chunk[:cut], chunk[cut:]]
+
     def result_for(self, value: str, metadata: Mapping[str, Any]) -> FaithfulnessResult | None:
         """The full result of an answer already validated with this metadata."""
         return self._batcher.cached(_record(value, metadata))
@@ -170,9 +207,12 @@ class NLIFaithfulness(Validator):
             for s, reason in zip(_spans(result), blamed(result))
         ]
         first = f"The answer does not pass: {ruled.reason}"
+        fixed = without_unsupported(value, result)
+        if fixed and isinstance(value, str):  # a streamed sentence keeps its trailing space
+            fixed += value[len(value.rstrip()) :]
         return FailResult(
             error_message="\n".join([first, result.reason, *blamed(result)]),
-            fix_value=without_unsupported(value, result),
+            fix_value=fixed,
             error_spans=spans,
         )
 

@@ -70,6 +70,7 @@ from nli_faith.serve.schema import (
     single_record,
 )
 from nli_faith.serve.settings import SETTINGS_ENV, ServeSettings
+from nli_faith.serve.stream import MEDIA_TYPE, open_stream, stream_body_doc
 
 logger = logging.getLogger("nli_faith.serve")
 
@@ -273,6 +274,21 @@ def create_app(
             item["decision"] = settings.policy.decide(s.result)
             items.append(item)
         return JSONReply({"results": items, "time_ms": round((time.perf_counter() - t0) * 1000, 2)})
+
+    @app.post(
+        "/v1/score/stream",
+        tags=["score"],
+        dependencies=[Depends(require_key)],
+        openapi_extra=stream_body_doc(),
+        responses={200: {"content": {MEDIA_TYPE: {}}}, 422: {"model": ErrorReply}},
+    )
+    async def score_stream(request: Request, service: ServiceDep, settings: SettingsDep):
+        """Check an answer while it is streamed (NDJSON in: the record without its answer,
+        then one ``{"text": ...}`` a piece; NDJSON out: a ``sentence`` event as each
+        sentence completes, then the ``result``). The policy stops the stream at the
+        first failing sentence."""
+        _note(request, settings, [], n=1)
+        return await open_stream(request, service, settings)
 
     return app
 

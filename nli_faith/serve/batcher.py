@@ -79,6 +79,17 @@ class _Job:
     planned: list[Planned | Failed] = field(default_factory=list)
 
 
+@dataclass
+class _Call:
+    """A function to run on the model thread with the scorer (a streamed answer's step)."""
+
+    fn: Callable[[Any], Any]
+    future: asyncio.Future
+    loop: asyncio.AbstractEventLoop
+    cancelled: bool = False
+    records: tuple = (None,)  # counts as one record waiting for the model
+
+
 _STOP = object()
 
 
@@ -145,16 +156,7 @@ class MicroBatcher:
         parsing one raised: its failure), in order. Raises :class:`NotReady`,
         :class:`ShuttingDown`, :class:`QueueFull` or :class:`TimeoutError` (after
         ``timeout`` seconds)."""
-        if not self._accepting:
-            raise ShuttingDown()
-        if not self.ready:
-            raise NotReady()
-        n = len(records)
-        with self._lock:
-            if self._queued and self._queued + n > self.max_queue:
-                raise QueueFull(self._queued)
-            self._queued += n
-        self._gauge()
+        self._admit(len(records))
         loop = asyncio.get_running_loop()
         job = _Job(records, loop.create_future(), loop)
         self._queue.put(job)
@@ -163,6 +165,30 @@ class MicroBatcher:
         except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
             job.cancelled = True  # skipped if still queued; its result dropped otherwise
             raise
+
+    async def call(self, fn: Callable[[Any], Any], *, timeout: float) -> Any:
+        """``fn(scorer)`` run on the model thread, between model passes (the scorer is
+        only ever touched there); what it returns, or raises. Raises as :meth:`score`."""
+        self._admit(1)
+        loop = asyncio.get_running_loop()
+        job = _Call(fn, loop.create_future(), loop)
+        self._queue.put(job)
+        try:
+            return await asyncio.wait_for(asyncio.shield(job.future), timeout)
+        except asyncio.TimeoutError:
+            job.cancelled = True
+            raise
+
+    def _admit(self, n: int) -> None:
+        if not self._accepting:
+            raise ShuttingDown()
+        if not self.ready:
+            raise NotReady()
+        with self._lock:
+            if self._queued and self._queued + n > self.max_queue:
+                raise QueueFull(self._queued)
+            self._queued += n
+        self._gauge()
 
     def close(self, timeout: float | None = None) -> None:
         """Stop taking requests, finish those already queued, stop the thread."""
@@ -215,7 +241,9 @@ class MicroBatcher:
                     stopping = True  # score what was taken, then leave
                     break
                 self._take(item)
-                if not item.cancelled:
+                if isinstance(item, _Call):
+                    self._run_call(item)
+                elif not item.cancelled:
                     batch.append(item)
                     pairs += self._plan(item)
                 if pairs >= self.max_batch_pairs:
@@ -236,7 +264,10 @@ class MicroBatcher:
                 item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if item is not _STOP:
+            if isinstance(item, _Call):
+                self._take(item)
+                self._run_call(item)
+            elif item is not _STOP:
                 self._take(item)
                 if not item.cancelled:
                     self._plan(item)
@@ -274,6 +305,18 @@ class MicroBatcher:
         it = iter(outcomes)
         return [[next(it) for _ in job.planned] for job in jobs]
 
+    def _run_call(self, call: _Call) -> None:
+        if call.cancelled:
+            return
+        try:
+            value, failed = call.fn(self.scorer), False
+        except Exception as err:  # noqa: BLE001 - handed to the caller, who says what it was
+            value, failed = err, True
+        try:
+            call.loop.call_soon_threadsafe(_settle, call.future, value, failed)
+        except RuntimeError:  # the caller's event loop is gone
+            pass
+
     def _deliver(self, jobs: list[_Job], results: list[list[Outcome]]) -> None:
         for job, scored in zip(jobs, results):
             try:
@@ -284,4 +327,13 @@ class MicroBatcher:
 
 def _set_result(future: asyncio.Future, value: Any) -> None:
     if not future.done():
+        future.set_result(value)
+
+
+def _settle(future: asyncio.Future, value: Any, failed: bool) -> None:
+    if future.done():
+        return
+    if failed:
+        future.set_exception(value)
+    else:
         future.set_result(value)
