@@ -1,8 +1,10 @@
 """Fit the learned decision leave-one-dataset-out: ``python -m benchmarks run decision_fit``.
 
-Reads the per-claim rows that ``rag_dev --no-learned --rows FILE`` writes (RAGTruth
-answers, HotpotQA answers and any ``--faith-sets`` scored with them) and fits
-:mod:`nli_faith.scoring.learned`'s logistic decision with scikit-learn:
+Reads the per-claim rows that ``rag_dev --rows FILE`` writes (RAGTruth answers, HotpotQA
+answers and any ``--faith-sets`` scored with them, each claim with the features
+:mod:`benchmarks.learned_decision` computes from the scorer's stages) and fits that
+module's logistic decision with scikit-learn, then applies it to the rows (what the
+answers' decisions would have been); the scorer itself never reads it:
 
 * claim labels: a RAGTruth claim is hallucinated when it overlaps a human span; a claim
   of a faithful answer is faithful; the one claim of a hallucinated one-claim answer is
@@ -16,8 +18,8 @@ answers, HotpotQA answers and any ``--faith-sets`` scored with them) and fits
 Every figure is leave-one-dataset-out: the decision that scores a dataset was fitted
 and thresholded without it (xsumfaith and frank_xsum, the same summaries, count as one).
 These are development figures (the data README's rule for a decision layer). RAGTruth's
-test split and LLM-AggreFact are never read. ``--write MODEL_DIR`` stores the decision
-fitted on every dataset in ``MODEL_DIR/decision.json`` (key ``learned``).
+test split and LLM-AggreFact are never read. ``--write FILE`` stores the decision fitted
+on every dataset as JSON (:meth:`~benchmarks.learned_decision.LearnedDecision.to_dict`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.01), 2)
 def add_arguments(p, name: str) -> None:
     p.add_argument("rows", type=Path, nargs="+", help="rows files written by rag_dev --rows")
     p.add_argument("--c", type=float, default=1.0, help="inverse L2 strength")
-    p.add_argument("--write", type=Path, default=None, help="model directory to store it in")
+    p.add_argument("--write", type=Path, default=None, help="JSON file to store it in")
 
 
 def dataset_of(row: dict[str, Any]) -> str:
@@ -77,7 +79,7 @@ def flags_at(rows: list[dict[str, Any]], probs: list[np.ndarray], t: float) -> l
 
 
 def fit_on(rows: list[dict[str, Any]], c: float):
-    from nli_faith.scoring.learned import LearnedDecision, fit
+    from .learned_decision import LearnedDecision, fit
 
     xs, ys, ws = [], [], []
     count: dict[str, int] = defaultdict(int)
@@ -129,8 +131,6 @@ def evaluate(d, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args, bench) -> Outcome:
-    from nli_faith.scoring.learned import KEY
-
     rows: list[dict[str, Any]] = []
     for path in args.rows:
         with open(path, encoding="utf-8") as fh:
@@ -158,11 +158,8 @@ def run(args, bench) -> Outcome:
     )
     final = type(final)(final.coef, final.intercept, final.threshold, fitted_on=fitted_on)
     if args.write is not None:
-        file = args.write / "decision.json"
-        data = json.loads(file.read_text()) if file.is_file() else {}
-        data[KEY] = final.to_dict()
-        file.write_text(json.dumps(data, indent=2) + "\n")
-        bench.log(f"wrote {file}")
+        args.write.write_text(json.dumps(final.to_dict(), indent=2) + "\n")
+        bench.log(f"wrote {args.write}")
     body = [
         "Leave-one-dataset-out development figures: each row's decision was fitted and "
         "thresholded without that dataset.",

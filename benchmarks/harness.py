@@ -47,7 +47,9 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 DEFAULT_DATA_DIR = REPO / ".." / "shared" / "data"
 
-# name -> module of this package; `python -m benchmarks list` shows them in this order.
+# The standing benchmarks: name -> module of this package; `python -m benchmarks list` shows
+# them in this order. The one-off studies have their own runner on this one
+# (`python -m research.studies`, research/studies/).
 BENCHMARKS = {
     "quality": "benchmarks.quality",
     "speed": "benchmarks.speed",
@@ -56,18 +58,13 @@ BENCHMARKS = {
     "cascade": "benchmarks.cascade",
     "calibration": "benchmarks.calibration",
     "prefilter": "benchmarks.prefilter_study",
-    "guardrail_ab": "benchmarks.guardrail_ab",
-    "quality_ab": "benchmarks.quality_ab",
-    "model_ab": "benchmarks.model_ab",
-    "model_ensemble": "benchmarks.model_ensemble",
-    "nli_checks": "benchmarks.nli_checks",
-    "train_speed": "benchmarks.train_speed",
     "evidence_cases": "benchmarks.regressions",
     "fuzz": "benchmarks.regressions",
     "batch_invariance": "benchmarks.regressions",
     "report_screenshot": "benchmarks.report_screenshot",
     "spans": "benchmarks.spans",
     "verdict_agreement": "benchmarks.verdict_agreement",
+    "stream": "benchmarks.stream",
     "rag_dev": "benchmarks.rag_dev",
     "decision_fit": "benchmarks.decision_fit",
 }
@@ -290,8 +287,11 @@ def render(env: dict[str, Any], *, with_commit: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
-def load_results(directory: Path = RESULTS_DIR) -> list[dict[str, Any]]:
-    """Every result envelope in ``directory`` (files without ``title``/``command`` skipped)."""
+def load_results(
+    directory: Path = RESULTS_DIR, order: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Every result envelope in ``directory`` (files without ``title``/``command`` skipped),
+    in the ``order`` of the names (default: :data:`BENCHMARKS`'), the others last."""
     envs = []
     for path in sorted(directory.glob("*.json")):
         try:
@@ -300,7 +300,7 @@ def load_results(directory: Path = RESULTS_DIR) -> list[dict[str, Any]]:
             continue
         if isinstance(env, dict) and {"name", "title", "command"} <= env.keys():
             envs.append(env)
-    order = list(BENCHMARKS)
+    order = list(BENCHMARKS) if order is None else list(order)
     envs.sort(key=lambda e: order.index(e["name"]) if e["name"] in order else len(order))
     return envs
 
@@ -316,64 +316,88 @@ def write(env: dict[str, Any], directory: Path = RESULTS_DIR) -> tuple[Path, Pat
 # --- the command line -----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Runner:
+    """A command line over a registry of benchmark modules and the folder of their results."""
+
+    prog: str
+    registry: dict[str, str]
+    results_dir: Path
+
+    def module_of(self, name: str):
+        return importlib.import_module(self.registry[name])
+
+    def run(self, name: str, argv: list[str]) -> dict[str, Any]:
+        mod = self.module_of(name)
+        p = argparse.ArgumentParser(prog=f"{self.prog} run {name}", description=mod.TITLE)
+        p.add_argument("--repeats", type=int, default=1, help="repeats of each timed step")
+        p.add_argument(
+            "--out-dir", type=Path, default=self.results_dir, help="where NAME.json/md go"
+        )
+        mod.add_arguments(p, name)
+        args = p.parse_args(argv)
+        args.benchmark = name
+        bench = Bench(args.repeats)
+        m = machine()
+        m["load_before"] = loadavg()
+        started = dt.datetime.now(dt.timezone.utc)
+        t0 = time.perf_counter()
+        outcome: Outcome = mod.run(args, bench)
+        seconds = time.perf_counter() - t0
+        m["load_after"] = loadavg()
+        env = {
+            "name": name,
+            "title": getattr(mod, "TITLES", {}).get(name, mod.TITLE),
+            "command": f"{self.prog} run " + shlex.join([name, *argv]),
+            "started": started.isoformat(timespec="seconds"),
+            "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(seconds, 1),
+            "machine": m,
+            "library": library_commit(),
+            "timings": bench.timings,
+            "figures": outcome.figures,
+            "body": outcome.body,
+            "data": outcome.data,
+        }
+        js, md = write(env, args.out_dir)
+        Bench.log(f"wrote {js} and {md}")
+        return env
+
+    def main(self, argv: list[str] | None = None) -> int:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if not argv or argv[0] in ("-h", "--help"):
+            print(
+                f"usage: {self.prog} list\n"
+                f"       {self.prog} run NAME [--repeats N] [--out-dir DIR] [options]\n"
+                f"       {self.prog} run NAME --help   (its options)"
+            )
+            return 0
+        cmd, rest = argv[0], argv[1:]
+        if cmd == "list":
+            width = max(map(len, self.registry))
+            for name in self.registry:
+                mod = self.module_of(name)
+                print(f"{name:<{width}}  {getattr(mod, 'TITLES', {}).get(name, mod.TITLE)}")
+            return 0
+        if cmd == "run" and rest and rest[0] in self.registry:
+            self.run(rest[0], rest[1:])
+            return 0
+        known = ", ".join(self.registry)
+        print(f"unknown command {' '.join(argv)!r}; known: {known}", file=sys.stderr)
+        return 2
+
+
+#: ``python -m benchmarks``: the standing benchmarks.
+RUNNER = Runner("python -m benchmarks", BENCHMARKS, RESULTS_DIR)
+
+
 def module_of(name: str):
-    return importlib.import_module(BENCHMARKS[name])
+    return RUNNER.module_of(name)
 
 
 def run_benchmark(name: str, argv: list[str]) -> dict[str, Any]:
-    mod = module_of(name)
-    p = argparse.ArgumentParser(prog=f"python -m benchmarks run {name}", description=mod.TITLE)
-    p.add_argument("--repeats", type=int, default=1, help="repeats of each timed step")
-    p.add_argument("--out-dir", type=Path, default=RESULTS_DIR, help="where NAME.json/md go")
-    mod.add_arguments(p, name)
-    args = p.parse_args(argv)
-    args.benchmark = name
-    bench = Bench(args.repeats)
-    m = machine()
-    m["load_before"] = loadavg()
-    started = dt.datetime.now(dt.timezone.utc)
-    t0 = time.perf_counter()
-    outcome: Outcome = mod.run(args, bench)
-    seconds = time.perf_counter() - t0
-    m["load_after"] = loadavg()
-    env = {
-        "name": name,
-        "title": getattr(mod, "TITLES", {}).get(name, mod.TITLE),
-        "command": "python -m benchmarks run " + shlex.join([name, *argv]),
-        "started": started.isoformat(timespec="seconds"),
-        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "seconds": round(seconds, 1),
-        "machine": m,
-        "library": library_commit(),
-        "timings": bench.timings,
-        "figures": outcome.figures,
-        "body": outcome.body,
-        "data": outcome.data,
-    }
-    js, md = write(env, args.out_dir)
-    Bench.log(f"wrote {js} and {md}")
-    return env
+    return RUNNER.run(name, argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print(
-            "usage: python -m benchmarks list\n"
-            "       python -m benchmarks run NAME [--repeats N] [--out-dir DIR] [options]\n"
-            "       python -m benchmarks run NAME --help   (its options)"
-        )
-        return 0
-    cmd, rest = argv[0], argv[1:]
-    if cmd == "list":
-        width = max(map(len, BENCHMARKS))
-        for name in BENCHMARKS:
-            mod = module_of(name)
-            print(f"{name:<{width}}  {getattr(mod, 'TITLES', {}).get(name, mod.TITLE)}")
-        return 0
-    if cmd == "run" and rest and rest[0] in BENCHMARKS:
-        run_benchmark(rest[0], rest[1:])
-        return 0
-    known = ", ".join(BENCHMARKS)
-    print(f"unknown command {' '.join(argv)!r}; benchmarks: {known}", file=sys.stderr)
-    return 2
+    return RUNNER.main(argv)

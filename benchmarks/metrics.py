@@ -1,10 +1,18 @@
-"""Binary-classification metrics for the quality benchmark.
+"""Binary-classification figures of the quality benchmark, by the library's own rules.
 
-* :func:`roc_auc`, :func:`balanced_accuracy` — scikit-learn's, ``None`` for one class.
-* :func:`seeded_half` / :func:`split_by_id` — a fixed split of a dataset into a
-  calibration half (where a threshold is chosen) and a test half (where it is scored),
-  from a seeded hash of each record's id: the same record always falls in the same half.
-* :func:`best_threshold` — the threshold maximising balanced accuracy on one half.
+The threshold search, the split into halves and balanced accuracy are those of
+:mod:`nli_faith.scoring.agreement`, the rules ``nli-faith calibrate`` reports by, so a
+benchmark figure and a calibration figure on the same records agree:
+
+* :func:`held_out_half`: the held-out half, seeded and stratified by label
+  (:func:`~nli_faith.scoring.agreement.split_halves`);
+* :func:`best_threshold`: the gate ``score >= t`` with the best balanced accuracy on a half,
+  ``t`` one of the scores, ties to the higher (:func:`~nli_faith.scoring.agreement.best_gate`);
+* :func:`balanced_accuracy`: ``(TPR + TNR) / 2`` (:func:`~nli_faith.scoring.agreement.rates`);
+* :func:`roc_auc`: scikit-learn's, which needs no threshold.
+
+:func:`split_by_id` is kept for claim-level sets (the cascade benchmark), where every claim
+of a record must fall in the record's half: a seeded hash of the record id.
 """
 
 from __future__ import annotations
@@ -13,10 +21,12 @@ import hashlib
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+from sklearn.metrics import roc_auc_score
+
+from nli_faith.scoring.agreement import SEED, best_gate, rates, split_halves
 
 #: Seed of the calibration / test split. Fixed: changing it changes every reported figure.
-SPLIT_SEED = 0
+SPLIT_SEED = SEED
 
 
 def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
@@ -31,44 +41,32 @@ def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
 
 
 def balanced_accuracy(labels: Sequence[int], predictions: Sequence[int]) -> float | None:
-    """``(TPR + TNR) / 2`` (scikit-learn's); ``None`` when only one class is in ``labels``.
+    """``(TPR + TNR) / 2``; ``None`` when only one class is in ``labels``.
 
     Example:
         >>> round(balanced_accuracy([1, 1, 1, 0], [1, 1, 0, 0]), 4)
         0.8333
     """
-    y = np.asarray(labels, dtype=int)
-    if len(set(y.tolist())) != 2:
-        return None
-    return float(balanced_accuracy_score(y, np.asarray(predictions, dtype=int)))
+    return rates(np.asarray(labels, dtype=int), np.asarray(predictions, dtype=int))[0]
 
 
 def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> float | None:
-    """The threshold ``t`` (predict faithful iff ``score >= t``) with the best balanced accuracy.
-
-    Candidates are the midpoints between consecutive distinct scores, plus one
-    below the smallest and one above the largest. Ties go to the lowest
-    threshold. ``None`` when only one class is present.
+    """The threshold ``t`` (predict faithful iff ``score >= t``) with the best balanced
+    accuracy: one of the scores, ties to the higher. ``None`` when only one class is present.
 
     Example:
         >>> best_threshold([0, 0, 1, 1], [0.1, 0.2, 0.6, 0.9])
-        0.4
+        0.6
     """
     y = np.asarray(labels, dtype=int)
-    s = np.asarray(scores, dtype=np.float64)
-    n_pos = int((y == 1).sum())
-    n_neg = len(y) - n_pos
-    if n_pos == 0 or n_neg == 0:
+    if not (y == 1).any() or not (y == 0).any():
         return None
-    u = np.unique(s)
-    cands = np.concatenate(([u[0] - 1.0], (u[:-1] + u[1:]) / 2.0, [u[-1] + 1.0]))
-    # positives / negatives with score >= each candidate, via sorted scores
-    pos_sorted = np.sort(s[y == 1])
-    neg_sorted = np.sort(s[y == 0])
-    tp = n_pos - np.searchsorted(pos_sorted, cands, side="left")
-    tn = np.searchsorted(neg_sorted, cands, side="left")
-    ba = (tp / n_pos + tn / n_neg) / 2.0
-    return float(cands[int(np.argmax(ba))])
+    return best_gate(y, np.asarray(scores, dtype=np.float64))[0]
+
+
+def held_out_half(labels: Sequence[int], seed: int = SPLIT_SEED) -> np.ndarray:
+    """Boolean mask: ``True`` for records in the test half (stratified by label, seeded)."""
+    return split_halves(labels, seed=seed)
 
 
 def seeded_half(record_id: str, seed: int = SPLIT_SEED) -> int:
@@ -83,7 +81,7 @@ def seeded_half(record_id: str, seed: int = SPLIT_SEED) -> int:
 
 
 def split_by_id(ids: Sequence[str], seed: int = SPLIT_SEED) -> np.ndarray:
-    """Boolean mask: ``True`` for records in the test half."""
+    """Boolean mask: ``True`` for records in the test half, by record id (claim-level sets)."""
     return np.array([seeded_half(i, seed) == 1 for i in ids], dtype=bool)
 
 
@@ -96,6 +94,7 @@ def evaluate_scores(
     """
     y = np.asarray(labels, dtype=int)
     s = np.asarray(scores, dtype=np.float64)
+    test_mask = np.asarray(test_mask, dtype=bool)
     cal = ~test_mask
     t = best_threshold(y[cal], s[cal])
     ba = cal_ba = None

@@ -7,11 +7,12 @@ record with nli-faith (strict, lenient, soft) and three baselines on the same
 bundled NLI model (SummaC-ZS-style, single pass, token overlap; see
 :mod:`benchmarks.baselines`). All methods' (premise, hypothesis) pairs of a block
 of records go through the model in one deduplicated call, behind a cache shared
-by the whole run (:mod:`benchmarks.nli_cache`), so no pair is computed twice.
+by the whole run (:mod:`nli_faith.nli.cache`), so no pair is computed twice.
 
 Per dataset and method: balanced accuracy on a seeded test half with the
-threshold chosen on the other half, and ROC-AUC on the whole set
-(:mod:`benchmarks.metrics`). Also the bundled model's accuracy on the NLI eval
+threshold chosen on the other half, and ROC-AUC on the whole set, by the rules of
+``nli-faith calibrate`` (:mod:`nli_faith.scoring.agreement`, through
+:mod:`benchmarks.metrics`). Also the bundled model's accuracy on the NLI eval
 files, the mission's edge cases and the evidence edge cases.
 """
 
@@ -26,12 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
+from nli_faith.nli.cache import CachedNLI
+
 from .backend_check import torch_check
 from .baselines import single_pass_pair, single_pass_scores, summac_grid, summac_score
 from .baselines import token_overlap as overlap_score
 from .harness import DEFAULT_DATA_DIR, Outcome
-from .metrics import SPLIT_SEED, evaluate_scores, split_by_id
-from .nli_cache import CachedNLI
+from .metrics import SPLIT_SEED, evaluate_scores, held_out_half
 from .report import METHODS, render_markdown
 
 REPO = Path(__file__).resolve().parents[1]
@@ -146,7 +148,7 @@ def score_block(scorer, cache: CachedNLI, recs: Sequence[dict]) -> tuple[list[di
 def dataset_summary(name: str, rows: list[dict], seconds: float, unplanned: int) -> dict:
     """Metrics of every method on one dataset, plus its size and cost figures."""
     labels = np.array([r["label"] for r in rows])
-    test = split_by_id([r["id"] for r in rows])
+    test = held_out_half(labels)
     methods, none_counts = {}, {}
     keys = [k for k, _ in METHODS] + ["single_pass_e_minus_c"]
     for key in keys:

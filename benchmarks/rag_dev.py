@@ -11,10 +11,13 @@ figure, not a held-out one.
 * HotpotQA short answers (HaluEval, 1,487): balanced accuracy of the same decision,
   with the answer scored as a claim joined with its question ("question + answer").
 
-NLI outputs go through one cache (:class:`CachedNLI`), saved to ``--nli-cache`` every few
-records, so a re-run computes only pairs it has not seen. ``--rows`` writes every record's
-claims (text as written and as scored, verdict, probabilities, band) as JSON Lines, the
-input of the decision study.
+NLI outputs go through one cache (:class:`~nli_faith.nli.cache.CachedNLI`), saved to
+``--nli-cache`` every few records, so a re-run computes only pairs it has not seen.
+``--rows`` writes every record's claims (text as written and as scored, verdict,
+probabilities, band, and the features of :mod:`benchmarks.learned_decision`, computed from
+the scorer's stages: its NLI matrices and their aggregation) as JSON Lines, the input of
+the decision study (``decision_fit``). The scorer is the default one throughout: nothing
+in it is switched or hooked.
 """
 
 from __future__ import annotations
@@ -32,15 +35,6 @@ from .harness import DEFAULT_DATA_DIR, Outcome, table
 TITLE = "Agreement with people on real RAG answers (rag-dev, development data)"
 DEFAULT_CACHE = Path.home() / ".cache" / "nli-faith" / "rag_dev_nli.npz"
 TASKS = ("QA", "Summary")
-
-
-def cached_nli_class():
-    """The NLI cache class, wherever it lives (it may move into the library)."""
-    try:
-        from nli_faith.nli.cache import CachedNLI  # type: ignore[import-not-found]
-    except ImportError:
-        from .nli_cache import CachedNLI
-    return CachedNLI
 
 
 def add_arguments(p, name: str) -> None:
@@ -64,8 +58,6 @@ def add_arguments(p, name: str) -> None:
         default=200,
         help="records of each faithfulness set (a seeded sample)",
     )
-    p.add_argument("--no-learned", action="store_true",
-                   help="verdicts without the model's learned decision (to fit one)")  # fmt: skip
 
 
 # --- data ---------------------------------------------------------------------------
@@ -150,34 +142,39 @@ def decisions(result: Any) -> dict[str, bool]:
 
 def claim_rows(result: Any, features: Any) -> list[dict[str, Any]]:
     """Each claim of ``result``: as written and as scored, its verdict, probabilities and
-    the learned decision's features as the scorer computed them (``features``, rows of
-    :data:`nli_faith.scoring.learned.FEATURES`; None when not recorded)."""
+    the learned decision's features (``features``, rows of
+    :data:`benchmarks.learned_decision.FEATURES`; None when not computed)."""
     rows = []
     for k, c in enumerate(result.claims):
         rows.append({
-            "claim": c.claim, "scored": getattr(c, "scored_as", None) or c.claim,
+            "claim": c.claim, "scored": c.scored_as or c.claim,
             "features": None if features is None else [round(float(v), 4) for v in features[k]],
             "start": c.start, "end": c.end, "verdict": c.verdict,
             "p_entail": round(c.p_entail, 4), "p_contradict": round(c.p_contradict, 4),
-            "band": c.band, "rule": c.rule, "note": getattr(c, "decision_note", None),
+            "band": c.band, "rule": c.rule, "note": c.decision_note,
             "evidence": c.evidence.text if c.evidence is not None else None,
         })  # fmt: skip
     return rows
 
 
-def features_of(results: list[Any], sink: list | None) -> list[Any]:
-    """The feature rows the scorer recorded for each result (matched by claim texts)."""
+def features_of(scorer: Any, recs: list[dict[str, Any]], results: list[Any]) -> list[Any]:
+    """The features of each result's claims, from the scorer's stages: each record's NLI
+    matrix and its aggregation (the pairs come from the NLI cache, so the model reruns
+    nothing). The aggregation is ``score_batch``'s: a result whose verdicts differ from
+    ``results`` is an error."""
+    from .learned_decision import result_features
+
     out: list[Any] = []
-    pos = 0
-    for r in results:
-        texts = [getattr(c, "scored_as", None) or c.claim for c in r.claims]
-        found = None
-        if sink is not None and texts:
-            for k in range(pos, len(sink)):
-                if list(sink[k][0]) == texts:
-                    found, pos = sink[k][1], k + 1
-                    break
-        out.append(found)
+    for i in range(0, len(recs), 25):
+        for rec, res, m in zip(recs[i : i + 25], results[i : i + 25],
+                               scorer.stages.matrices_of(recs[i : i + 25])):  # fmt: skip
+            if isinstance(m, Exception):
+                out.append(None)
+                continue
+            again = scorer.stages.aggregate(m)
+            if [c.verdict for c in again.claims] != [c.verdict for c in res.claims]:
+                raise RuntimeError(f"stages and score_batch disagree on {rec.get('id')!r}")
+            out.append(result_features(m, again))
     return out
 
 
@@ -198,22 +195,15 @@ def _score_all(scorer, cache, recs: list[dict[str, Any]], save: Path | None, ben
 
 def run(args, bench) -> Outcome:
     logging.getLogger("nli_faith").setLevel(logging.ERROR)
+    from nli_faith.nli.cache import CachedNLI
     from nli_faith.scorer import FaithfulnessScorer
 
     data = args.data_dir / "rag-dev"
     rag = [] if args.skip_ragtruth else _read(data / "ragtruth_train_labelled.jsonl", args.limit)
     hot = [] if args.skip_hotpot else _read(data / "halueval_qa.jsonl", args.limit)
 
-    if args.no_learned:
-        import nli_faith.scoring.learned as learned
-
-        learned.ENABLED = False
-    import nli_faith.scoring.learned as learned_module
-
-    sink: list | None = [] if args.rows is not None else None
-    learned_module.FEATURE_SINK = sink
     scorer = FaithfulnessScorer(args.model, device="cpu", granularity=args.granularity)
-    cache = cached_nli_class()(scorer.nli)
+    cache = CachedNLI(scorer.nli)
     if args.nli_cache.is_file():
         bench.log(f"{cache.load(args.nli_cache):,} NLI outputs read from {args.nli_cache}")
     scorer.nli = cache
@@ -232,9 +222,11 @@ def run(args, bench) -> Outcome:
     )
 
     faith: dict[str, tuple[list[dict[str, Any]], list[Any]]] = {}
+    faith_in: dict[str, list[dict[str, Any]]] = {}
     for name in args.faith_sets:
         recs = sample_set(args.data_dir / "faithfulness" / f"{name}.jsonl", args.per_set)
         batch = [{"response": r["response"], "context": r["context"]} for r in recs]
+        faith_in[name] = batch
         faith[name] = (recs, bench.timed(
             f"score {name}", lambda b=batch, n=name: _score_all(
                 scorer, cache, b, args.nli_cache, bench, n)))  # fmt: skip
@@ -310,8 +302,9 @@ def run(args, bench) -> Outcome:
                          "SE"], frows)]  # fmt: skip
 
     if args.rows is not None:
-        order = list(rag_out) + list(hot_out) + [o for _, outs in faith.values() for o in outs]
-        feats = iter(features_of(order, sink))
+        ins = rag_in + hot_in + [b for batch in faith_in.values() for b in batch]
+        outs = list(rag_out) + list(hot_out) + [o for _, os in faith.values() for o in os]
+        feats = iter(features_of(scorer, ins, outs))
         with open(args.rows, "w", encoding="utf-8") as fh:
             for r, o in zip(rag, rag_out):
                 row = {"set": "ragtruth", "id": r["id"], "task": r["task_type"],

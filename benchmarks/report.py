@@ -49,7 +49,7 @@ def _verdict(values: dict[str, float | None]) -> str:
     return "**NO**: not above " + " and ".join(losers)
 
 
-def _std_error(metric: str, value: float | None, d: dict) -> float | None:
+def std_error(metric: str, value: float | None, d: dict) -> float | None:
     """Rough one-standard-error of a row's figure, from its class counts.
 
     Balanced accuracy: binomial error of the two recalls on the test half (its class
@@ -87,7 +87,7 @@ def _metric_table(result: dict, metric: str) -> str:
             if v is not None:
                 sums[k].append(v)
         known = [v for v in values.values() if v is not None]
-        se = _std_error(metric, max(known), d) if known else None
+        se = std_error(metric, max(known), d) if known else None
         lines.append(_row(name, f"{d['n']:,}", values, "–" if se is None else f"{100 * se:.1f}"))
     if len(result["datasets"]) > 1:
         means = {k: (sum(v) / len(v) if v else None) for k, v in sums.items()}
@@ -239,8 +239,9 @@ def render_markdown(result: dict) -> str:
         "that a random faithful record scores above a random unfaithful one — no threshold "
         "needed. **Balanced accuracy** is the mean of the recall on faithful and on "
         "unfaithful records at one threshold; the threshold is chosen to maximise it on a "
-        f"fixed half of the set (seeded SHA-256 of the record id, seed {result['split_seed']}) "
-        "and reported on the other half only, so 50 is chance whatever the class balance. "
+        f"fixed half of the set (seeded, stratified by label, seed {result['split_seed']}; "
+        "the rules of `nli-faith calibrate`) and reported on the other half only, so 50 is "
+        "chance whatever the class balance. "
         "Best per row in bold. The last column says whether nli-faith strict or soft beats "
         "*both* token overlap and single pass (ties count as not beating); '≈ 1 SE' is a "
         "rough standard error of the row's best figure (binomial for balanced accuracy, "

@@ -783,7 +783,7 @@ def threads_info() -> dict[str, Any]:
     """How the run used the cores (the harness records the machine itself)."""
     import torch
 
-    from nli_faith.nli.threads import cpu_threads
+    from nli_faith.config import DEFAULTS
 
     return {
         "cpu": cpu_info(),
@@ -793,8 +793,8 @@ def threads_info() -> dict[str, Any]:
         "torch_threads": torch.get_num_threads(),
         "torch_interop_threads": torch.get_num_interop_threads(),
         # int8: one pair per run, runs side by side on single-threaded workers (NLIModel)
-        "onnxruntime_threads": f"int8: {cpu_threads()} runs x 1 thread; fp32: 1 run x "
-        f"{cpu_threads()} intra-op threads",
+        "onnxruntime_threads": f"int8: {DEFAULTS.resolved_threads()} runs x 1 thread; fp32: "
+        f"1 run x {DEFAULTS.resolved_threads()} intra-op threads",
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
     }
 

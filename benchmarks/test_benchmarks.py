@@ -1,4 +1,5 @@
-"""The benchmark code's own checks: the quality benchmark's metrics, baselines and caches.
+"""The benchmark code's own checks: the quality benchmark's metrics, baselines and caches,
+and the runner.
 
 Collected by ``python -m pytest`` (``testpaths`` holds ``benchmarks``); the tests in
 ``tests/`` import nothing from this package.
@@ -13,17 +14,16 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks import model_ab
 from benchmarks.baselines import SentenceGrid, summac_score, token_overlap, word_tokens
 from benchmarks.metrics import (
     balanced_accuracy,
     best_threshold,
     evaluate_scores,
+    held_out_half,
     roc_auc,
     seeded_half,
     split_by_id,
 )
-from benchmarks.nli_cache import CachedNLI
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +80,29 @@ def test_split_is_seeded_and_roughly_half():
 def test_evaluate_scores_reports_on_test_half_only():
     y = np.array([0, 1] * 50)
     s = y.astype(float)
-    test = split_by_id([str(i) for i in range(100)])
+    test = held_out_half(y)
     out = evaluate_scores(y, s, test)
     assert out["balanced_accuracy"] == 1.0 and out["roc_auc"] == 1.0
-    assert 0.0 < out["threshold"] < 1.0
+    assert out["threshold"] == 1.0  # one of the scores, as calibrate's gate
+
+
+def test_the_quality_figures_are_those_calibrate_reports_on_the_same_records():
+    """One set of rules: the half, the gate and balanced accuracy are the library's."""
+    from nli_faith.scoring.agreement import best_gate, figures, split_halves
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 400)
+    s = np.round(y * 0.25 + rng.random(400), 2)  # ties, as real scores have
+    test = held_out_half(y)
+    assert (test == split_halves(y, seed=0)).all()
+    assert abs(int(y[test].sum()) - int(y[~test].sum())) <= 1  # stratified by label
+    out = evaluate_scores(y, s, test)
+    gate = best_gate(y[~test], s[~test])[0]
+    assert out["threshold"] == gate
+    assert round(out["balanced_accuracy"], 4) == figures(y[test], s[test] >= gate).balanced_accuracy
+    assert out["balanced_accuracy"] == pytest.approx(
+        balanced_accuracy(y[test], (s[test] >= gate).astype(int))
+    )
 
 
 def test_token_overlap():
@@ -105,42 +124,6 @@ def test_summac_score_formula():
     # h1: 0.9 - 0.8; h2: 0.3 - 0.1
     assert summac_score(grid, probs) == pytest.approx(((0.9 - 0.8) + (0.3 - 0.1)) / 2)
     assert summac_score(SentenceGrid([], ["p"], []), np.zeros((0, 3))) is None
-
-
-class _FakeNLI:
-    max_length = 512
-
-    def __init__(self):
-        self.calls = []
-
-    def predict(self, pairs, *, batch_size=None, show_progress_bar=False):
-        self.calls.append(list(pairs))
-        return np.array([[len(p) / 100, len(h) / 100, 0.0] for p, h in pairs], dtype=np.float32)
-
-
-def test_cache_runs_each_pair_once():
-    fake = _FakeNLI()
-    cache = CachedNLI(fake, sample_rate=1.0)
-    a = cache.predict([("ab", "c"), ("ab", "c"), ("x", "yz")])
-    b = cache.predict([("x", "yz"), ("new", "one")])
-    assert fake.calls == [[("ab", "c"), ("x", "yz")], [("new", "one")]]
-    assert np.allclose(a[2], b[0]) and cache.computed == 3
-    assert cache.max_length == 512  # delegated
-    assert len(cache.sample) == 3
-    assert np.allclose(cache.lookup([("ab", "c")])[0], a[0])
-    # the pair key is not fooled by moving text from premise to hypothesis
-    assert cache.predict([("a", "bc")]).shape == (1, 3) and cache.computed == 4
-
-
-def test_cache_saved_and_read_back_runs_no_pair_again(tmp_path):
-    fake = _FakeNLI()
-    cache = CachedNLI(fake)
-    a = cache.predict([("ab", "c"), ("x", "yz")])
-    cache.save(tmp_path / "cache.npz")
-    again = CachedNLI(_FakeNLI())
-    assert again.load(tmp_path / "cache.npz") == 2
-    assert np.allclose(again.predict([("x", "yz"), ("ab", "c")]), a[::-1])
-    assert again.computed == 0 and again.nli.calls == []
 
 
 def test_fit_premise_cuts_like_only_first_truncation():
@@ -191,9 +174,7 @@ def test_cascade_matrix_cache_is_rebuilt_when_the_library_changes(
 
 
 def test_every_module_imports_and_every_benchmark_runs_through_the_harness(tmp_path, capsys):
-    import argparse
     import importlib
-    import json
     import pkgutil
 
     import benchmarks
@@ -239,113 +220,6 @@ def test_every_module_imports_and_every_benchmark_runs_through_the_harness(tmp_p
     assert harness.load_results(tmp_path)[0]["name"] == "stand_in"
 
 
-def test_model_ab_scores_claims_one_by_one_beside_their_answers(tmp_path):
-    from nli_faith import FaithfulnessScorer
-
-    facts = ["The shop opens at nine.", "It sells bread and cakes.", "The owner is Ana Ruiz."]
-    recs = []
-    for i in range(8):
-        good, bad = facts[i % 3], facts[(i + 1) % 3].replace("e", "a", 1)
-        recs.append(
-            {
-                "id": f"r{i}",
-                "context": [" ".join(facts)],
-                "response": f"{good} {bad}",
-                "label": 0,
-                "claims": [{"text": good, "label": 1}, {"text": bad, "label": 0}],
-            }
-        )
-    recs.append({"id": "whole", "context": [" ".join(facts)], "response": facts[0], "label": 1})
-    (tmp_path / "faithfulness").mkdir()
-    (tmp_path / "faithfulness" / "toy.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in recs)
-    )
-    args = argparse.Namespace(
-        before="default", after="default", data_dir=tmp_path,
-        datasets="toy", limit=150, whole="", cache_dir=tmp_path / "cache", only=None,
-        claims=True,
-    )  # fmt: skip
-    data = model_ab.run(args, None).data
-    assert list(data["sets"]) == ["toy", "toy:claims"]
-    claims = data["sets"]["toy:claims"]
-    assert claims["before"] == claims["after"] and claims["before"]["n"] == 16
-
-    scorer = FaithfulnessScorer("default", device="cpu", backend="onnx", onnx_quantize=False)
-    soft = [scorer.score(c["text"], r["context"]).soft for r in recs[:8] for c in r["claims"]]
-    y = np.array([c["label"] for r in recs[:8] for c in r["claims"]])
-    auc, _ = model_ab.auc_se(y, np.array(soft))
-    assert abs(claims["before"]["soft_auc"][0] - auc) < 1e-6
-    assert claims["before"]["median_soft"]["faithful"] == float(np.median(np.array(soft)[y == 1]))
-
-
-def test_model_ab_fingerprint_follows_weights_labels_and_decision_thresholds(tmp_path):
-    """The cache key changes with the weights, the label order of ``config.json`` and a
-    ``decision.json`` beside them (it changes the default decision), and stays put for the
-    same folder."""
-    from tests.helpers.tiny_model import write_tiny_nli
-
-    model = write_tiny_nli(tmp_path / "m")
-    first = model_ab.fingerprint(str(model))
-    assert model_ab.fingerprint(str(model)) == first
-    (model / "decision.json").write_text(json.dumps({"entail_threshold": 0.7}))
-    with_thresholds = model_ab.fingerprint(str(model))
-    assert with_thresholds != first
-    (model / "decision.json").write_text(json.dumps({"entail_threshold": 0.6}))
-    assert model_ab.fingerprint(str(model)) not in (first, with_thresholds)
-    (model / "decision.json").unlink()
-    assert model_ab.fingerprint(str(model)) == first
-    other = write_tiny_nli(tmp_path / "o", labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"))
-    assert model_ab.fingerprint(str(other)) != first  # same seeded weights, other label order
-
-
-def test_model_ensemble_averages_the_models_soft_scores_record_by_record(tmp_path):
-    """Each model alone and the pair: the pair's ROC-AUC is that of the mean of the two
-    models' own soft scores, which ``model_ab``'s cache holds for the same sample."""
-    from benchmarks import model_ensemble
-    from tests.helpers.tiny_model import write_tiny_nli
-
-    a = write_tiny_nli(tmp_path / "a")
-    b = write_tiny_nli(tmp_path / "b", labels=("ENTAILMENT", "NEUTRAL", "CONTRADICTION"))
-    facts = ["The shop opens at nine.", "It sells bread and cakes.", "The owner is Ana Ruiz."]
-    claims = facts + ["The shop closes at noon.", "It sells no bread.", "The owner is Bo Li."]
-    recs = [
-        {"id": f"r{i}", "context": [" ".join(facts)], "response": c, "label": int(i < 3)}
-        for i, c in enumerate(claims)
-    ]
-    (tmp_path / "faithfulness").mkdir()
-    (tmp_path / "faithfulness" / "toy.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in recs)
-    )
-    args = argparse.Namespace(
-        models=[f"A={a}", f"B={b}"], max_size=3, data_dir=tmp_path, datasets="toy",
-        limit=150, whole="", cache_dir=tmp_path / "cache",
-    )  # fmt: skip
-    out = model_ensemble.run(args, None)
-    groups = {" + ".join(g["members"]): g for g in out.data["groups"]}
-    assert sorted(groups) == ["A", "A + B", "B"]
-
-    def cached(model):
-        path = model_ab.cache_file(tmp_path / "cache", model_ab.fingerprint(str(model)), "toy", 150)
-        return model_ab.soft_scores(json.loads(path.read_text()))
-
-    soft_a, soft_b = cached(a), cached(b)
-    assert len(soft_a) == len(recs) and not np.allclose(soft_a, soft_b)
-    y = np.array([r["label"] for r in recs])
-    assert groups["A"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, soft_a)[0]
-    assert groups["B"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, soft_b)[0]
-    assert groups["A + B"]["soft_auc"]["toy"][0] == model_ab.auc_se(y, (soft_a + soft_b) / 2)[0]
-    best = max(groups[k]["soft_auc"]["toy"][0] for k in groups)
-    assert out.data["per_set_best"] == {"toy": best}
-    means = [g["mean_soft_auc"] for g in out.data["groups"]]
-    assert means == sorted(means, reverse=True)
-    assert out.body.count("\n| A") + out.body.count("\n| B") == 3
-
-    with pytest.raises(SystemExit, match="at least two"):
-        model_ensemble.labelled([str(a)])
-    with pytest.raises(SystemExit, match="given twice"):
-        model_ensemble.labelled([f"A={a}", f"A={b}"])
-
-
 def test_rag_dev_figures_of_the_hallucinated_class():
     from benchmarks.rag_dev import balanced_accuracy, prf
 
@@ -358,7 +232,7 @@ def test_rag_dev_figures_of_the_hallucinated_class():
 
 def test_decision_fit_claim_labels_and_leave_one_dataset_out():
     from benchmarks.decision_fit import claim_labels, evaluate, fit_on
-    from nli_faith.scoring.learned import FEATURES
+    from benchmarks.learned_decision import FEATURES
 
     rt = {"set": "ragtruth", "label": 0, "spans": [[10, 20, "Evident Conflict"]],
           "claims": [{"start": 0, "end": 9}, {"start": 15, "end": 30}]}  # fmt: skip
@@ -377,3 +251,72 @@ def test_decision_fit_claim_labels_and_leave_one_dataset_out():
     d = fit_on([r for r in rows if r["set"] == "a"], c=1.0)
     assert d.coef[0] > 0  # entailment speaks for faithfulness
     assert evaluate(d, [r for r in rows if r["set"] == "b"])["ba"] == 100.0
+
+
+def test_learned_decision_round_trip_and_verdicts():
+    from benchmarks.learned_decision import FEATURES, LearnedDecision
+
+    d = LearnedDecision(coef=tuple(range(len(FEATURES))), intercept=-1.5, threshold=0.4,
+                        fitted_on="some labels")  # fmt: skip
+    data = d.to_dict()
+    assert list(data["coef"]) == list(FEATURES)  # every coefficient named
+    assert LearnedDecision.from_dict(json.loads(json.dumps(data))) == d
+    with pytest.raises(ValueError, match="features"):
+        LearnedDecision.from_dict({**data, "coef": {"p_entail": 1.0}})
+    x = np.zeros((3, len(FEATURES)))
+    sure = LearnedDecision(coef=(0.0,) * len(FEATURES), intercept=5.0, threshold=0.5)
+    doubt = LearnedDecision(coef=(0.0,) * len(FEATURES), intercept=-5.0, threshold=0.5)
+    assert sure.verdicts(x, ["no", "idk", "yes"])[0] == ["yes", "yes", "yes"]
+    assert doubt.verdicts(x, ["no", "idk", "yes"])[0] == ["no", "idk", "idk"]
+
+
+def test_learned_decision_features_of_a_claim():
+    from benchmarks.learned_decision import FEATURES, claim_features
+    from nli_faith.text.lexical import content_words
+
+    f = claim_features(
+        "The warranty lasts two years.", verdict="no", p_entail=0.1, p_contradict=0.8,
+        evidence="The guarantee lasts one year.",
+        context_words=content_words("The warranty lasts one year. Two shops."),
+        conflict=True, unexplained=False,
+    )  # fmt: skip
+    got = dict(zip(FEATURES, f))
+    assert got["model_no"] == 1.0 and got["model_yes"] == 0.0 and got["conflict"] == 1.0
+    assert got["coverage_evidence"] == pytest.approx(2 / 3)  # last, year; not "warranty"
+    assert got["coverage_context"] == 1.0
+
+
+def test_learned_decision_features_come_from_the_stages_and_change_no_score(bundled_scorer):
+    """The study reads the scorer's matrices and results; scoring is the same before and
+    after it, and the stages' aggregation is score_batch's."""
+    from benchmarks.learned_decision import FEATURES, result_features
+
+    ctx = [
+        "The device is covered for a period of twenty-four months from the date of purchase.",
+        "We provide complimentary delivery on purchases over $50.",
+    ]
+    recs = [
+        {"response": "The warranty lasts thirty-six months. Delivery costs nothing for "
+                     "purchases above $50.", "context": ctx},
+        {"response": "24 months", "context": ctx,
+         "question": "How long is the device covered?"},
+    ]  # fmt: skip
+    before = bundled_scorer.score_batch(recs)
+    matrices = bundled_scorer.stages.matrices_of(recs)
+    for m, res in zip(matrices, before):
+        again = bundled_scorer.stages.aggregate(m)
+        assert again == res
+        x = result_features(m, again)
+        assert x.shape == (len(res.claims), len(FEATURES))
+        got = [dict(zip(FEATURES, row)) for row in x]
+        assert [g["p_entail"] for g in got] == [c.p_entail for c in res.claims]
+        assert [g["model_yes"] for g in got] == [float(c.verdict == "yes") for c in res.claims]
+        assert [g["unexplained"] for g in got] == [
+            float(c.decision_note is not None) for c in res.claims
+        ]
+        assert all(0.0 <= v <= 1.0 for g in got for v in g.values())
+    warranty, delivery = (dict(zip(FEATURES, r)) for r in result_features(matrices[0], before[0]))
+    assert before[0].claims[0].verdict == "no" and warranty["conflict"] == 1.0  # 36 vs 24
+    assert warranty["has_number"] == 0.0 and delivery["has_number"] == 1.0
+    assert before[1].claims[0].scored_as is not None  # the short answer, read with its question
+    assert bundled_scorer.score_batch(recs) == before

@@ -8,7 +8,7 @@ Scores the first ``--per-set`` records of each visible faithfulness set
 mission edge case of ``tests/suites/`` through ``score``, with the default scorer and the
 ``guardrail`` preset, and keeps each claim's verdict, band and citation status and each
 record's scores. ``--src`` scores with an older checkout instead of this one (imported as
-``nli_faith_before``, see :mod:`benchmarks.quality_ab`); ``--save`` writes what was
+``nli_faith_before``, see :mod:`benchmarks.before`); ``--save`` writes what was
 scored; ``--against`` compares it with a saved run, record by record, and lists every
 difference. A refactoring must show 100% agreement.
 """
@@ -20,8 +20,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from .before import BUNDLED, import_before
 from .harness import DEFAULT_DATA_DIR, Outcome
-from .quality_ab import BUNDLED, import_before
 
 TITLE = "Verdict agreement between two versions"
 #: The scorer set-ups compared (keyword options over the bundled model).

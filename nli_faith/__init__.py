@@ -6,6 +6,9 @@ Example:
     >>> scorer.score("Paris is in France.", "Paris is the capital of France.").strict
     1.0
 
+Every option is a field of :class:`ScorerConfig` (``from nli_faith import ScorerConfig``):
+``FaithfulnessScorer(config=ScorerConfig(device="cpu"), entail_threshold=0.6)``.
+
 The public names are imported lazily, so ``import nli_faith`` (and
 ``nli-faith --help``) does not load torch.
 """
@@ -20,6 +23,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "FaithfulnessScorer": "nli_faith.scorer",
     "NLIMatrix": "nli_faith.scorer",
+    "ScorerConfig": "nli_faith.config",
+    "Limits": "nli_faith.records",
     "FaithfulnessResult": "nli_faith.results",
     "ClaimVerdict": "nli_faith.results",
     "Evidence": "nli_faith.results",
@@ -36,14 +41,18 @@ __all__ = [
     "FaithfulnessResult",
     "FaithfulnessScorer",
     "LabelMap",
+    "Limits",
     "NLIMatrix",
     "NLIModel",
+    "ScorerConfig",
     "__version__",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from nli_faith.config import ScorerConfig
     from nli_faith.nli.labels import LabelMap
     from nli_faith.nli.model import NLIModel
+    from nli_faith.records import Limits
     from nli_faith.results import ClaimVerdict, Evidence, FaithfulnessResult
     from nli_faith.scorer import FaithfulnessScorer, NLIMatrix
     from nli_faith.text.claims import Claim, ClaimSplitter

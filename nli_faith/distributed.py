@@ -28,10 +28,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nli_faith.config import ScorerConfig
+from nli_faith.config import ScorerConfig, configure
 from nli_faith.errors import (
     E_BAD_JSON,
     E_RAY_ARGS,
@@ -42,17 +41,14 @@ from nli_faith.errors import (
 )
 from nli_faith.io import (
     PARQUET_ROW_GROUP,
-    arrow_row,
-    arrow_schema,
     byte_chunks,
     is_parquet,
     json_line,
-    json_row,
     json_value,
     jsonl_lines,
-    scored_row,
 )
 from nli_faith.records import JSONInputError, load_json
+from nli_faith.rows import arrow_row, arrow_schema, json_row, scored_row
 from nli_faith.scoring.thresholds import Thresholds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -90,8 +86,10 @@ class _Scorer:
         from nli_faith.scorer import FaithfulnessScorer
 
         if thresholds is not None:  # read by the driver: the file need not be on this node
-            options = config.replace(thresholds=None).options()
-            self.scorer = FaithfulnessScorer.from_thresholds(thresholds, config.model, **options)
+            config = config.replace(thresholds=None)
+            self.scorer = FaithfulnessScorer.from_thresholds(
+                thresholds, config.model, config=config
+            )
         else:
             self.scorer = FaithfulnessScorer.from_config(config)
         self.json_column = json_column
@@ -136,18 +134,16 @@ def _parse_json(text: Any) -> Any:
 
 def score_dataset(
     ds: ray.data.Dataset,
+    config: ScorerConfig | None = None,
     *,
-    model: str = "default",
     num_gpus: float = 0,
     concurrency: int = 1,
     batch_size: int = DEFAULT_BATCH_SIZE,
     num_cpus: float | None = None,
     json_column: str | None = None,
-    nli_batch_size: int | None = None,
-    thresholds: Thresholds | str | Path | None = None,
     json_rows: bool = False,
-    config: ScorerConfig | None = None,
-    **scorer_options: Any,
+    nli_batch_size: int | None = None,
+    **overrides: Any,
 ) -> ray.data.Dataset:
     """Score every record of ``ds`` with ``concurrency`` actors; lazy, like any Ray Data op.
 
@@ -156,26 +152,28 @@ def score_dataset(
             ``ray.data.read_parquet`` or ``read_json`` give them), or, with ``json_column``,
             rows holding one JSON record as text (:func:`read_records` for JSONL). A
             ``line`` column, if any, is passed through as the output's ``line``.
-        model: as for :class:`~nli_faith.scorer.FaithfulnessScorer`.
-        num_gpus: GPUs per actor (e.g. 1); 0 (default) gives CPU actors.
+        config: the scorer's :class:`~nli_faith.config.ScorerConfig` (what
+            ``nli-faith score``'s flags describe); default ``ScorerConfig()``. Its
+            ``thresholds`` file is read here, once, and each row gets its ``faithful``
+            decision, as ``nli-faith score --thresholds`` gives.
+        num_gpus: GPUs per actor (e.g. 1); 0 (default) gives CPU actors (with ``num_gpus``
+            and no ``device``, the scorer's device is ``cuda``).
         concurrency: number of actors, each with its own copy of the model.
-        batch_size: records per ``score_batch`` call in an actor.
-        num_cpus: CPUs reserved per actor; default 1 (torch then uses that many threads).
+        batch_size: records per ``score_batch`` call in an actor (the scorer's own
+            ``batch_size``, NLI pairs per forward pass, is the config's).
+        num_cpus: CPUs reserved per actor; default 1. Ray sets the actor's
+            ``OMP_NUM_THREADS`` to it, which the config's ``threads`` follows when ``None``
+            (read where the actor loads its scorer), so the model computes with that many.
         json_column: column holding each record as JSON text; a value that is not valid
             JSON gets the CLI's ``error`` instead of failing the job.
-        nli_batch_size: the scorer's ``batch_size`` (NLI pairs per forward pass), which
-            ``batch_size`` here does not set.
-        thresholds: thresholds saved by ``nli-faith calibrate`` (a file, read here, or a
-            loaded :class:`~nli_faith.scoring.thresholds.Thresholds`): the scorer is built
-            with :meth:`~nli_faith.scorer.FaithfulnessScorer.from_thresholds` and each row
-            gets its ``faithful`` decision, as ``nli-faith score --thresholds`` gives.
         json_rows: output rows ``{"line": n, "json": text}``, ``text`` being exactly the
             JSON object ``nli-faith score`` writes (``id`` keeps its type), instead of the
             fixed Arrow schema.
-        config: a :class:`~nli_faith.config.ScorerConfig` (what ``nli-faith score``'s flags
-            describe): its model, options and thresholds, under ``scorer_options``.
-        scorer_options: other keyword options of ``FaithfulnessScorer``
-            (``backend="onnx"``, ``dtype=...``, ``prefilter=...``).
+        nli_batch_size: the config's ``batch_size`` (kept for callers of the old surface).
+        overrides: fields of :class:`~nli_faith.config.ScorerConfig` over ``config``
+            (``model=...``, ``backend="onnx"``, ``thresholds="thresholds.json"``...);
+            ``thresholds`` may also be a loaded
+            :class:`~nli_faith.scoring.thresholds.Thresholds`.
 
     Returns:
         A dataset of output rows (see the module docstring), one per input row. A record
@@ -185,16 +183,15 @@ def score_dataset(
         raise OptionError(
             E_RAY_ARGS.format(concurrency=concurrency, batch_size=batch_size, num_gpus=num_gpus)
         )
-    _ray()
-    if config is not None:
-        thresholds = config.thresholds
-        config = config.replace(**scorer_options)
-    else:
-        config = ScorerConfig(model, **scorer_options)
-    if thresholds is not None and not isinstance(thresholds, Thresholds):
-        thresholds = Thresholds.load(thresholds)  # read once, here, not by every actor
+    thresholds = overrides.get("thresholds")
+    if isinstance(thresholds, Thresholds):  # loaded already: not a field's value (a path)
+        overrides = {**overrides, "thresholds": None}
     if nli_batch_size is not None:
-        config = config.replace(batch_size=nli_batch_size)
+        overrides = {**overrides, "batch_size": nli_batch_size}
+    config = configure(config, overrides, where="score_dataset")
+    if not isinstance(thresholds, Thresholds) and config.thresholds is not None:
+        thresholds = Thresholds.load(config.thresholds)  # read once, here, not by every actor
+    _ray()
     if num_gpus and config.device is None:
         config = config.replace(device="cuda")
     return ds.map_batches(

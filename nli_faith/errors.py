@@ -311,7 +311,7 @@ E_EXTRA_MISSING = Message(
 )
 E_INTEGRATION_LLM_MODEL = Message(
     "E083",
-    "{metric} uses no LLM, so it takes no 'model' (the LLM judge of {library}). Pass "
+    "{metric} uses no LLM, so it takes no {name!r} (for the LLM judge of {library}). Pass "
     "nli_model= for the NLI model (a registry name, local path or hub id), or scorer= for "
     "a ready FaithfulnessScorer.",
 )
@@ -320,7 +320,7 @@ E_SCORER_AND_OPTIONS = Message(
     "pass either scorer= or scorer options ({names}), not both: a ready scorer already has "
     "its options.",
 )
-E_SCORE_TYPE = Message("E085", "score must be one of {allowed}, got {score!r}.")
+E_SCORE_TYPE = Message("E085", "score_type must be one of {allowed}, got {score!r}.")
 # Scoring at scale (n_process, streaming CLI, Parquet, --resume, Ray).
 E_N_PROCESS = Message("E086", "n_process must be a whole number of at least 1, got {n_process!r}.")
 E_BLOCK_SIZE = Message(
@@ -486,6 +486,70 @@ E_OPTION_UNUSED = Message(
 )
 E_SERVE_LOAD_FAILED = Message(
     "E128", "the model could not be loaded, so nothing can be scored here: {error}"
+)
+E_TRAIN_FLAG_MOVED = Message(
+    "E140",
+    "{flag} makes training data, and the synthesis is research tooling outside the package: "
+    "run `python -m research.train` from a clone of the repository (the same options and "
+    "{flag}).",
+)
+E_OPTION_UNKNOWN = Message(
+    "E129",
+    "{where} has no option {name!r}{hint} Its options are the fields of ScorerConfig.",
+)
+# The one pass/fail gate (nli_faith.scoring.gate) and the adapters' inputs.
+E_GATE_NO_CONTEXT = Message(
+    "E150",
+    "no retrieved context to check the answer against (no document holds any text), so it "
+    "does not pass.",
+)
+E_GATE_CONTRADICTED = Message("E151", "{n} claim(s) contradicted by the context.")
+E_GATE_BELOW = Message("E152", "the {score} score {value:.2f} is below {min_score}.")
+E_INPUT_KEY_MISSING = Message(
+    "E153", "input key {key!r} is missing (the input has keys {keys}); set {option}= to its key."
+)
+E_INPUT_KEY_EMPTY = Message("E154", "input key {key!r} is empty: there is no answer to check.")
+
+# Streamed answers (nli_faith.engine.stream, the server's /v1/score/stream).
+E_STREAM_PIECE = Message(
+    "E301", "a streamed answer is made of strings; got a piece of type {type_name}."
+)
+E_STREAM_PIECES = Message(
+    "E303",
+    "check_stream takes the answer as an iterable (or async iterable) of strings, got "
+    "{type_name}; to check a whole answer at once, call score().",
+)
+E_STREAM_POLICY = Message(
+    "E302", "block_below_strict must be a number from 0 to 1 or None, got {value!r}."
+)
+E_SERVE_STREAM_FIRST = Message(
+    "E304",
+    'the first line of a stream is the record without its answer, {{"context": ..., '
+    '"question": ...}}, got {got}; the pieces of the answer follow, one {{"text": ...}} a line.',
+)
+E_SERVE_STREAM_IDLE = Message(
+    "E305", "no piece of the stream arrived for {seconds} s; the stream is closed."
+)
+E_SERVE_STREAM_LINE = Message(
+    "E306", "a line of the stream is over the limit of {limit:,} bytes (max_body_bytes)."
+)
+E_SERVE_STREAM_JSON = Message("E307", "line {line} of the stream is not valid JSON: {error}.")
+E_SERVE_STREAM_PIECE = Message(
+    "E308",
+    'line {line} of the stream must be an object {{"text": "..."}} holding a piece of the answer.',
+)
+
+# Streamed answers in the framework integrations (nli_faith.integrations).
+E_STREAM_NO_CONTEXT = Message(
+    "E320",
+    "the answer arrived before its context: no input key {key!r} came first, and no "
+    "context= was given when the guard was made; set context_key= to the key of the "
+    "retrieved documents, or pass context=.",
+)
+E_STREAM_INPUT = Message(
+    "E321",
+    "a streamed answer's chunks are strings, chat message chunks or mappings holding "
+    "input key {key!r}; got a chunk of type {type_name}.",
 )
 
 #: The stable code of every message (``E_...`` name -> code); a code is never reused.

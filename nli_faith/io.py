@@ -9,27 +9,12 @@ Parquet row group, so memory does not grow with the file.
   a line (``-`` is standard input). Each record carries its ``line``: the 1-based line
   number in a JSONL file (blank lines are skipped but counted), the 1-based row number
   in a Parquet file.
-* Output rows (:func:`output_row`) are the CLI's JSON objects: ``line``, ``id`` (when the
-  record has one), the :class:`~nli_faith.results.FaithfulnessResult` fields, and
-  ``error`` only for a record that failed.
-* Arrow rows (:func:`arrow_row`; Parquet output and Ray) have the same keys with one
-  fixed schema (:func:`~nli_faith.rows.arrow_schema`): ``id`` and ``error`` are always
-  present (null when the JSON object has no such key), ``id`` is a string (a non-string
-  id is JSON-encoded: ``7`` -> ``"7"``), and every list or object field (``claims``) is
-  a JSON string of exactly what the JSONL output holds. ``json_row`` turns an Arrow row
-  back into the JSONL object.
-
-Example:
-    >>> from nli_faith.results import FaithfulnessResult
-    >>> res = FaithfulnessResult(1.0, 1.0, 0.9, 1, 1, 0, 0, "ok")
-    >>> row = output_row(3, {"id": 7, "response": "..."}, res)
-    >>> row["line"], row["id"], "error" in row
-    (3, 7, False)
-    >>> flat = arrow_row(row)
-    >>> flat["id"], flat["claims"], flat["error"]
-    ('7', '[]', None)
-    >>> json_row(flat) == {**row, "id": "7"}
-    True
+* Output rows are built by :func:`nli_faith.rows.output_row` (the CLI's JSON objects:
+  ``line``, ``id`` when the record has one, the
+  :class:`~nli_faith.results.FaithfulnessResult` fields, ``error`` only for a record that
+  failed); JSONL lines hold them as they are, Parquet files in their fixed Arrow shape
+  (:func:`nli_faith.rows.arrow_row`: ``id`` and ``error`` always present, null when the
+  JSON object has no such key; ``id`` a string; list and object fields as JSON text).
 """
 
 from __future__ import annotations
@@ -57,9 +42,8 @@ from nli_faith.errors import (
     OptionError,
     RecordError,
 )
-from nli_faith.records import JSONInputError, load_json, question_of, valid_text
-from nli_faith.results import FaithfulnessResult
-from nli_faith.rows import OPTIONAL_KEYS, arrow_schema, json_columns
+from nli_faith.records import JSONInputError, load_json
+from nli_faith.rows import arrow_row, arrow_schema
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Rows per Parquet row group written (bounded memory; readers stream by row group).
@@ -263,49 +247,7 @@ def json_value(value: Any) -> Any:
     return str(value)  # Decimal, timedelta, ...
 
 
-# -- output rows ---------------------------------------------------------------------------
-
-
-def output_row(line: int | None, raw: Any, result: FaithfulnessResult) -> dict[str, Any]:
-    """The CLI's output object for one record: ``line``, ``id`` if any, the result."""
-    from nli_faith.results import output_record
-
-    question = question_of(raw) if isinstance(raw, dict) else None
-    return output_record(result, record=raw, line=line, question=question)
-
-
-def scored_row(scorer: Any, line: int | None, raw: Any, result: FaithfulnessResult) -> dict:
-    """:func:`output_row` plus, for a scorer built with calibrated thresholds, the record's
-    ``faithful`` decision (``None`` for a record without a score)."""
-    row = output_row(line, raw, result)
-    if scorer.thresholds is not None:
-        row["faithful"] = scorer.thresholds.decision.passes(result)
-    return row
-
-
-def arrow_row(row: dict[str, Any]) -> dict[str, Any]:
-    """An :func:`output_row` with the fixed Arrow schema (see the module docstring)."""
-    out = dict(row)
-    rid = out.get("id")
-    out["id"] = rid if rid is None or isinstance(rid, str) else json.dumps(rid, ensure_ascii=False)
-    for key in OPTIONAL_KEYS:
-        out.setdefault(key, None)
-    for name in json_columns():
-        out[name] = json.dumps(out.get(name), ensure_ascii=False)
-    # Arrow text is UTF-8: a lone surrogate (an echoed id, say) is U+FFFD there
-    return {k: valid_text(v) if isinstance(v, str) else v for k, v in out.items()}
-
-
-def json_row(flat: dict[str, Any]) -> dict[str, Any]:
-    """An :func:`arrow_row` back as the JSON object (``id`` stays a string)."""
-    out = dict(flat)
-    for name in json_columns():
-        if isinstance(out.get(name), str):
-            out[name] = json.loads(out[name])
-    for key in OPTIONAL_KEYS:
-        if out.get(key) is None:
-            out.pop(key, None)
-    return out
+# -- output lines ---------------------------------------------------------------------------
 
 
 def json_line(row: dict[str, Any]) -> str:

@@ -99,9 +99,9 @@ class ClaimVerdict:
     #: with its question: "3 years" is scored as "How long should I keep tax records: 3
     #: years."); None when the claim was scored as written.
     scored_as: str | None = None
-    #: When a decision step, not the thresholds, set the verdict: a model contradiction
-    #: set aside because no conflict shows (:mod:`nli_faith.rules.conflicts`), or the
-    #: decision learned from people (:mod:`nli_faith.scoring.learned`); else None.
+    #: When a decision step, not the thresholds, set the verdict: why a model
+    #: contradiction was set aside because no conflict shows (``idk``, not ``no``:
+    #: :mod:`nli_faith.rules.conflicts`); else None.
     decision_note: str | None = None
 
 
@@ -137,49 +137,13 @@ class FaithfulnessResult:
     #: Sentences that decline to answer ("Unable to answer based on the given passages."):
     #: not claims about the world, so left out of ``claims`` and of every score.
     n_abstentions: int = 0
+    #: The response's claims were checked against a context that holds no text (no
+    #: document, or only empty or blank ones): nothing can support them, so the answer
+    #: passes no gate, whatever the score (:func:`nli_faith.scoring.gate.gate`).
+    context_empty: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def output_record(
-    result: FaithfulnessResult,
-    *,
-    record: Any = None,
-    line: int | None = None,
-    question: str | None = None,
-) -> dict[str, Any]:
-    """The JSON object ``nli-faith score`` writes (and ``nli-faith serve`` replies) for one
-    record: ``line`` if given, the record's ``id`` if it has one, ``question`` if given, the
-    result's fields,
-    ``error`` only when it is set, and the reference-answer fields (``hallucination_rate``,
-    ``self_knowledge_rate``, each claim's ``reference_label``) only when the record had one.
-
-    Example:
-        >>> r = FaithfulnessResult(None, None, None, 0, 0, 0, 0, "No claims.")
-        >>> output_record(r, record={"id": "q1"}, line=3)["id"]
-        'q1'
-    """
-    out: dict[str, Any] = {} if line is None else {"line": line}
-    if isinstance(record, Mapping) and record.get("id") is not None:  # a null id is none
-        out["id"] = record["id"]
-    if question is not None:
-        out["question"] = question
-    out |= result.to_dict()
-    if result.error is None:
-        out.pop("error")
-    if result.hallucination_rate is None:  # no reference answer: the output is as before
-        out.pop("hallucination_rate")
-        out.pop("self_knowledge_rate")
-        for claim in out["claims"]:
-            claim.pop("reference_label")
-    for claim in out["claims"]:  # only claims a rule decided say so
-        if claim.get("rule", "") is None:
-            claim.pop("rule")
-        for key in ("scored_as", "decision_note"):  # only claims they apply to say so
-            if claim.get(key, "") is None:
-                claim.pop(key)
-    return out
 
 
 def _known(cls, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -205,3 +169,41 @@ def result_from_dict(data: Mapping[str, Any]) -> FaithfulnessResult:
     fields = _known(FaithfulnessResult, data)
     fields["claims"] = claims
     return FaithfulnessResult(**fields)
+
+
+# -- streamed answers ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence of a streamed answer, checked as soon as it was complete.
+
+    ``text`` is the answer from the end of the previous sentence to the end of this one
+    (joined, the ``text`` of every released sentence is the answer released); ``start``,
+    ``end`` its span in the answer. ``decision`` is ``"block"`` when the policy stops the
+    stream here (``failed_claim`` and ``reason`` say why; the sentence is not released).
+    """
+
+    text: str
+    start: int
+    end: int
+    claims: list[ClaimVerdict]
+    decision: Literal["pass", "block"] = "pass"
+    reason: str | None = None
+    failed_claim: ClaimVerdict | None = None
+    strict_so_far: float | None = None
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """The end of a streamed answer's check.
+
+    ``result`` is the answer streamed (up to the failing sentence, if the stream was
+    stopped) scored as ``score()`` scores it; ``released`` the text that passed.
+    """
+
+    released: str
+    blocked: bool
+    result: FaithfulnessResult
+    reason: str | None = None
+    failed_claim: ClaimVerdict | None = None

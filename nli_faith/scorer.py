@@ -10,23 +10,32 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nli_faith.config import DEFAULT_CHUNK_TOKENS, DEFAULT_CONTRADICTION_OVERLAP, ScorerConfig
+from nli_faith.config import (
+    DEFAULT_CHUNK_TOKENS,
+    DEFAULT_CONTRADICTION_OVERLAP,
+    DEFAULT_PREFILTER_TOP_K,
+    DEFAULTS,
+    ScorerConfig,
+    configure,
+)
 from nli_faith.engine.failures import error_result
 from nli_faith.engine.infer import NLIMatrix
-from nli_faith.engine.parts import DEFAULT_PREFILTER_TOP_K, check_setting, load_parts
+from nli_faith.engine.parts import check_options, check_setting, load_parts
 from nli_faith.engine.plan import Plan
 from nli_faith.engine.runner import Runner
 from nli_faith.engine.stages import Stages
-from nli_faith.errors import E_NOT_MANY, E_OPTION_TYPE, OptionError
+from nli_faith.engine.stream import CheckedStream, StreamCheck, StreamPolicy
+from nli_faith.errors import E_NOT_MANY, E_OPTION_TYPE, E_STREAM_PIECES, OptionError
 from nli_faith.moved import MOVED
 from nli_faith.presets import GUARDRAIL
-from nli_faith.records import Limits, Record, parse_record
+from nli_faith.records import Record, parse_record
 from nli_faith.results import FaithfulnessResult
 from nli_faith.scoring.thresholds import Thresholds
+from nli_faith.scoring.verdicts import check_threshold
 
 __all__ = [
     "DEFAULT_CHUNK_TOKENS",
@@ -63,74 +72,29 @@ class FaithfulnessScorer:
     """Score how faithful a response is to its retrieved context, claim by claim.
 
     Args:
-        model: registry name (``"default"`` is the bundled model), local path or hub id.
-        device: ``"cpu"``, ``"cuda"``...; default: CUDA when available.
-        backend: ``"torch"``, or ``"onnx"`` for ONNX Runtime on the CPU.
-        onnx_quantize: with ``backend="onnx"``, the int8 graph (default, fastest) or, if
-            False, the fp32 graph (same verdicts as torch in float32).
-        dtype: torch weights: ``"float32"``, ``"bfloat16"`` or ``"float16"``; default bf16
-            (or fp16) on CUDA, and on CPU bf16 where the CPU has it natively (AVX512-BF16,
-            AMX: measured 2.5x faster than fp32 with the same verdicts), else fp32.
-        batch_size: NLI pairs per forward pass; default 32, or 1 with the int8 ONNX graph
-            (whose outputs would otherwise depend on the batch; see ``NLIModel``).
-        granularity: ``"sentence"`` (rule-based, default) or ``"clause"`` (needs a spaCy parser).
-        spacy_model: spaCy pipeline for ``granularity="clause"``.
-        entail_threshold: a claim is ``yes`` when its best entailment reaches this.
-        contradict_threshold: otherwise ``no`` when its best contradiction reaches this.
-            These two and the bands below default to the model's own choice, the
-            ``decision.json`` beside its weights (the bundled model's was chosen on a
-            development split of its training data), else 0.5 / 0.5 / 0.99 / 0.3.
-        label_map: override of the model's output indices.
-        max_length: token limit of one (chunk, claim) pair; default: the model's.
-        chunk_tokens: largest chunk in tokens (capped by what the model leaves after the claim).
-        chunk_overlap: sentences shared by neighbouring chunks.
-        sentence_chunks: also score each claim against every context sentence alone
-            (default True): short premises are where a small NLI model is most reliable.
-        number_check: a chunk can support a claim only if it holds every number the claim
-            states, in digits or words (default True): NLI models read "thirty-six" and
-            "twenty-four" as near-synonyms far too often.
-        contradiction_overlap: a chunk can contradict a claim only if it holds at least this
-            share of the claim's content words (default 0.3; 0 turns the check off), so that
-            a heading or an unrelated sentence cannot turn "not found" into "contradicted".
-        prefilter: score each claim only against its likely chunks: ``None`` (default,
-            every chunk), ``"lexical"`` (the ``prefilter_top_k`` sentences sharing most of
-            its content words, with their windows, every chunk sharing a number or a name
-            with it, and every chunk allowed to contradict it; no model, well under 1 ms)
-            or ``"embedding"`` (top sentences by a sentence-transformers bi-encoder).
-        prefilter_top_k: sentences kept per claim by the pre-filter (default 3); only
-            with ``prefilter``.
-        prefilter_model: sentence-transformers model for ``prefilter="embedding"``.
-        early_exit: score each claim against its most promising sentence first, and its
-            other chunks only if that sentence does not support it (default False). The
-            verdicts are those of scoring every pair (up to padding noise with torch); a
-            supported claim's ``p_entail`` and evidence may come from a lesser chunk, and
-            its matrix cannot be re-aggregated with a higher ``entail_threshold``.
-        composite: also score each claim against a composite premise: its best few
-            sentences from all documents joined in document order (default True; see
-            :mod:`nli_faith.scoring.composite`), for support spread over sentences or
-            documents. A composite can support its claim, never contradict it; its
-            evidence lists every span it joins (``Evidence.spans``).
-        band_high: confidence band (``ClaimVerdict.band``): a ``yes`` whose best entailment,
-            or a ``no`` whose best contradiction, reaches this is settled (default 0.99).
-        band_low: an ``idk`` is settled as ``not_found`` when no chunk's entailment or
-            contradiction reaches this (default 0.3). Claims in neither band are
-            ``uncertain``: the ones worth sending to an LLM judge (``nli_faith.judge``).
-            With ``early_exit`` a supported claim can be ``uncertain`` where the full
-            scan would settle it (more escalation, never less).
-        limits: resource limits on one record (:class:`~nli_faith.records.Limits`: response
-            and context characters, documents, claims after splitting); default ``Limits()``.
-            A record past one is refused with an error naming the field and the limit:
-            :meth:`score` raises :class:`~nli_faith.errors.RecordError`, :meth:`score_batch`
-            returns that record's result with ``error`` set and scores the others.
-        thresholds: a file saved by ``nli-faith calibrate`` for this model (other weights
-            are a :class:`~nli_faith.errors.ThresholdsError`): its options fill those left
-            ``None`` above, and its record-level gate is
-            ``scorer.thresholds.decision.passes(result)`` (the CLI's ``faithful`` field).
-            :meth:`from_thresholds` also takes a loaded file, and defaults ``model`` to
-            the file's.
+        model: registry name (``"default"`` is the bundled model), local path or hub id;
+            default: ``config``'s model (``"default"`` without a ``config``).
+        config: a :class:`~nli_faith.config.ScorerConfig`, the scorer's options (default:
+            ``ScorerConfig()``); every option is documented there, once.
+        **overrides: any field of :class:`~nli_faith.config.ScorerConfig` (``device="cpu"``,
+            ``backend="onnx"``, ``entail_threshold=0.6``, ``limits=Limits(...)``,
+            ``thresholds="thresholds.json"``...), over ``config``. Another name is an
+            :class:`~nli_faith.errors.OptionTypeError` naming it and the options spelt like
+            it; a bad value an :class:`~nli_faith.errors.OptionError` naming the option,
+            before the model loads.
 
-    Every option is a field of :class:`~nli_faith.config.ScorerConfig` (the same names
-    and defaults): :meth:`from_config` builds the scorer a configuration describes.
+    With ``thresholds`` (a file saved by ``nli-faith calibrate`` for this model), the file's
+    options fill those left ``None`` and its record-level gate is
+    ``scorer.thresholds.decision.passes(result)``; :meth:`from_thresholds` also takes a
+    loaded file, and defaults ``model`` to the file's. :meth:`from_config` builds the scorer
+    a configuration describes, :meth:`guardrail` the CPU-latency preset. A record past one
+    of the ``limits`` is refused with an error naming the field and the limit: :meth:`score`
+    raises :class:`~nli_faith.errors.RecordError`, :meth:`score_batch` returns that record's
+    result with ``error`` set and scores the others.
+
+    The settings of a loaded scorer (``entail_threshold``, ``contradict_threshold``,
+    ``chunk_tokens``, ``early_exit``, ``limits``...) can be read and set as attributes
+    (``scorer.entail_threshold = 0.7``), checked as the options are.
     ``scorer.stages`` (:class:`~nli_faith.engine.stages.Stages`) runs the pipeline's
     steps one at a time: claims, chunks, plans, NLI matrices, and verdicts re-derived
     from a matrix with other thresholds.
@@ -147,47 +111,26 @@ class FaithfulnessScorer:
         ...                  "We provide complimentary delivery on purchases over $50.")
         >>> r.claims[0].verdict
         'yes'
+        >>> FaithfulnessScorer(device="cpu", entail_treshold=0.6)
+        Traceback (most recent call last):
+        ...
+        nli_faith.exceptions.OptionTypeError: FaithfulnessScorer has no option \
+'entail_treshold'; did you mean entail_threshold? Its options are the fields of ScorerConfig.
     """
 
     def __init__(
         self,
-        model: str = "default",
+        model: str | os.PathLike[str] | None = None,
         *,
-        device: str | None = None,
-        backend: str = "torch",
-        onnx_quantize: bool = True,
-        dtype: str | None = None,
-        batch_size: int | None = None,
-        granularity: str = "sentence",
-        spacy_model: str | None = None,
-        entail_threshold: float | None = None,
-        contradict_threshold: float | None = None,
-        label_map: Mapping[str, int] | None = None,
-        max_length: int | None = None,
-        chunk_tokens: int | None = DEFAULT_CHUNK_TOKENS,
-        chunk_overlap: int = 1,
-        sentence_chunks: bool = True,
-        number_check: bool = True,
-        contradiction_overlap: float = DEFAULT_CONTRADICTION_OVERLAP,
-        prefilter: str | None = None,
-        prefilter_top_k: int | None = None,
-        prefilter_model: str | None = None,
-        early_exit: bool = False,
-        composite: bool = True,
-        band_high: float | None = None,
-        band_low: float | None = None,
-        limits: Limits | None = None,
-        thresholds: str | Path | None = None,
+        config: ScorerConfig | None = None,
+        **overrides: Any,
     ) -> None:
-        options = dict(locals())
-        del options["self"]
-        options["limits"] = Limits() if limits is None else limits
-        options["thresholds"] = None if thresholds is None else str(thresholds)
-        for name in ("model", "spacy_model", "prefilter_model"):  # a Path is its text
-            if isinstance(options[name], os.PathLike):
-                options[name] = os.fspath(options[name])
-        config = ScorerConfig(**options)
-        self._start(config, None if thresholds is None else Thresholds.load(thresholds))
+        if model is not None:
+            overrides = {**overrides, "model": model}
+        config = configure(config, overrides)
+        self._start(
+            config, None if config.thresholds is None else Thresholds.load(config.thresholds)
+        )
 
     def _start(self, config: ScorerConfig, thresholds: Thresholds | None) -> None:
         source = config.thresholds or "the thresholds"
@@ -236,7 +179,7 @@ class FaithfulnessScorer:
             ...              "The warranty lasts 24 months.").claims[0].verdict
             'no'
         """
-        return cls(model, **{**GUARDRAIL_OPTIONS, **options})
+        return cls(model, config=ScorerConfig.guardrail(), **options)
 
     @classmethod
     def from_thresholds(
@@ -246,7 +189,8 @@ class FaithfulnessScorer:
         already loaded).
 
         ``model`` defaults to the one the file was calibrated for; other weights are a
-        :class:`~nli_faith.errors.ThresholdsError`. ``options`` are passed on, and the
+        :class:`~nli_faith.errors.ThresholdsError`. ``options`` (fields of
+        :class:`~nli_faith.config.ScorerConfig`, and ``config=``) are passed on, and the
         file's options (its thresholds and bands) fill those left ``None``. The file's
         record-level gate is then ``scorer.thresholds.decision.passes(result)``.
 
@@ -266,9 +210,14 @@ class FaithfulnessScorer:
             )
         loaded = isinstance(path, Thresholds)
         th = path if loaded else Thresholds.load(path)
-        given = {"limits": Limits(), **options, "thresholds": None if loaded else str(path)}
+        base = configure(options.pop("config", None))
+        given = {**options, "thresholds": None if loaded else os.fspath(path)}
+        if model is None and base.model == DEFAULTS.model:
+            model = th.model.model  # the file's model, unless one was chosen
+        if model is not None:
+            given["model"] = model
         scorer = cls.__new__(cls)
-        scorer._start(ScorerConfig(th.model.model if model is None else model, **given), th)
+        scorer._start(configure(base, given, where="FaithfulnessScorer.from_thresholds"), th)
         return scorer
 
     @classmethod
@@ -282,15 +231,8 @@ class FaithfulnessScorer:
             >>> scorer.early_exit, scorer.nli.backend
             (True, 'onnx')
         """
-        if not isinstance(config, ScorerConfig):
-            raise OptionError(
-                E_OPTION_TYPE.format(
-                    name="config",
-                    expected="a ScorerConfig (ScorerConfig.from_dict(d) reads a dict)",
-                    value=config,
-                )
-            )
-        return cls(config.model, **config.options())
+        check_options(config)
+        return cls(config=config)
 
     # -- scoring: every call goes through the engine's runner ----------------------
 
@@ -390,6 +332,60 @@ class FaithfulnessScorer:
             n_process=n_process,
             labels=None if labels is None else _many("labels", labels),
         )
+
+    def check_stream(
+        self,
+        pieces: Iterable[str] | AsyncIterable[str],
+        context: str | Sequence[str],
+        question: str | None = None,
+        *,
+        block_on_contradiction: bool = False,
+        block_below_strict: float | None = None,
+    ) -> CheckedStream:
+        """Check an answer while it is streamed, sentence by sentence.
+
+        ``pieces`` is the answer as it arrives (tokens, words: any strings), an iterable
+        or an async iterable. Iterating the returned stream (``for``, or ``async for``)
+        gives a :class:`~nli_faith.results.SentenceCheck` as soon as each sentence is
+        complete: its text, the verdicts of its claims with their evidence, and the
+        policy's decision. The last sentence is checked when the pieces run out. The
+        sentences are those ``score()`` finds, and at the end ``stream.result.result`` is
+        what ``score()`` gives for the whole answer (the pairs scored on the way are not
+        scored again).
+
+        With ``block_on_contradiction`` (the first contradicted claim) or
+        ``block_below_strict`` (the strict score of the answer so far falls below it),
+        the stream stops at the first sentence that fails: that sentence's check says
+        ``decision="block"``, which claim failed and why, and the rest of ``pieces`` is
+        not read. ``stream.result.released`` is the text that passed.
+
+        Example:
+            >>> scorer = FaithfulnessScorer.guardrail()
+            >>> tokens = iter(["The warranty lasts ", "36 months. ", "Shipping is free."])
+            >>> stream = scorer.check_stream(tokens, "The warranty lasts 24 months.",
+            ...                              block_on_contradiction=True)
+            >>> [(s.text, s.decision) for s in stream]
+            [('The warranty lasts 36 months.', 'block')]
+            >>> stream.result.released, stream.result.failed_claim.verdict
+            ('', 'no')
+        """
+        if isinstance(pieces, (str, bytes)) or not isinstance(pieces, (Iterable, AsyncIterable)):
+            raise OptionError(E_STREAM_PIECES.format(type_name=type(pieces).__name__))
+        if block_below_strict is not None:
+            check_threshold("block_below_strict", block_below_strict)
+        if not isinstance(block_on_contradiction, bool):
+            raise OptionError(
+                E_OPTION_TYPE.format(
+                    name="block_on_contradiction",
+                    expected="True or False",
+                    value=block_on_contradiction,
+                )
+            )
+        policy = StreamPolicy(
+            block_on_contradiction=block_on_contradiction, block_below_strict=block_below_strict
+        )
+        check = StreamCheck(self.parts, context, question, policy=policy)
+        return CheckedStream(check, pieces)
 
     def close(self) -> None:
         """Stop the planning worker processes of ``n_process`` (if any were started).

@@ -63,12 +63,17 @@ def test_cli_ray_engine_same_rows_as_the_local_cli(local_ray, tmp_path):
     got = jsonl_rows(out)
     assert len(got) == len(lines)
     bad = {r["line"]: r["error"] for r in got if "error" in r}
-    not_json = lines.index("{not json") + 1  # 1-based line numbers
-    wrong_type = next(i for i, line in enumerate(lines, 1) if '["a list"]' in line)
-    assert set(bad) == {not_json, 6, 7, wrong_type}
+
+    def line_of(text: str) -> int:  # 1-based, wherever the inserts put it
+        return next(k for k, line in enumerate(lines, 1) if text in line)
+
+    not_json, nan, digits = line_of("{not json"), line_of("NaN"), line_of("1" * 5000)
+    wrong_type = line_of('["a list"]')
+    assert len({not_json, nan, digits, wrong_type}) == 4
+    assert set(bad) == {not_json, nan, digits, wrong_type}
     assert "not valid JSON" in bad[not_json]
-    assert bad[6].endswith("not valid JSON: NaN is not a JSON number.")
-    assert bad[7].endswith("not valid JSON: an integer has more than 4,300 digits.")
+    assert bad[nan].endswith("not valid JSON: NaN is not a JSON number.")
+    assert bad[digits].endswith("not valid JSON: an integer has more than 4,300 digits.")
     assert "'response' must be a string" in bad[wrong_type]
     if not BEGIN_DEV.exists():
         pytest.skip(f"only the example file was compared: {BEGIN_DEV} is absent")
@@ -120,7 +125,7 @@ def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_mo
     import pyarrow.parquet as pq
 
     from nli_faith.distributed import read_records, score_dataset, write_output
-    from nli_faith.io import json_row, output_row
+    from nli_faith.rows import json_row, scored_row
     from nli_faith.scorer import FaithfulnessScorer
 
     recs = [
@@ -141,7 +146,8 @@ def test_score_dataset_on_records_and_parquet_input(local_ray, tmp_path, tiny_mo
     got = sorted((json_row(r) for r in rows), key=lambda r: r["line"])
     scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
     want = [
-        output_row(k, r, res) for k, (r, res) in enumerate(zip(recs, scorer.score_batch(recs)), 1)
+        scored_row(scorer, k, r, res)
+        for k, (r, res) in enumerate(zip(recs, scorer.score_batch(recs)), 1)
     ]
     assert got == want
     assert "field 'response' is null" in got[2]["error"]

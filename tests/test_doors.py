@@ -89,7 +89,7 @@ def _server(config, raws) -> list[dict]:
 
 
 def _metric_rows(results, scorer) -> list[dict]:
-    from nli_faith.io import scored_row
+    from nli_faith.rows import scored_row
 
     return [_bare(scored_row(scorer, None, None, r)) for r in results]
 

@@ -65,24 +65,58 @@ def test_one_record_breaking_the_model_fails_alone_through_every_way_in(failing_
 
 
 def test_the_server_batcher_gives_score_batch_results(tiny_scorer):
-    limits = Limits(max_claims=1)
-    records = [parse_record(r) for r in RECORDS]
-    b = MicroBatcher(lambda: tiny_scorer, max_wait_ms=1, max_claims=limits.max_claims)
+    from nli_faith.errors import RecordError
+
+    bad = {"response": None, "context": "x"}
+    with pytest.raises(RecordError) as parsing:
+        parse_record(bad)
+    # records parsed once by the server; one that did not parse travels as its error
+    records = [parse_record(r) for r in RECORDS] + [parsing.value]
+    # the server's limits, not the scorer's (which allow 500 claims)
+    b = MicroBatcher(lambda: tiny_scorer, max_wait_ms=1, limits=Limits(max_claims=1))
     b.start()
     try:
         assert b.wait_ready(timeout=120)
         scored = asyncio.run(b.score(records, timeout=120))
     finally:
         b.close(timeout=30)
-    expected = tiny_scorer.score_batch(RECORDS)
+    expected = tiny_scorer.score_batch([*RECORDS, bad])
     assert _fields(scored[0].result) == _fields(expected[0])
     assert _fields(scored[1].result) == _fields(expected[1])
     assert scored[0].pairs == int(
         tiny_scorer.stages.matrices([tiny_scorer.stages.plan(**_rc(RECORDS[0]))])[0].mask.sum()
     )
     # two claims, over the server's own limit: the input's fault (a 422), not the scorer's
-    assert not scored[2].internal and "(max_claims)" in scored[2].message
+    assert not scored[2].internal and "(max_claims)" in scored[2].failure.message
     assert scored[2].result.error.startswith("RecordError: ")
+    # the record that did not parse: the same error result as score_batch gives it
+    assert _fields(scored[3].result) == _fields(expected[3])
+    assert scored[3].failure.input_error and scored[3].exception is parsing.value
+
+
+def test_matrices_of_plans_as_score_batch_does(tiny_scorer):
+    from nli_faith.errors import RecordError
+
+    bad = {"response": "It is.", "context": 7}
+    matrices = tiny_scorer.stages.matrices_of([RECORDS[0], bad, RECORDS[1]])
+    assert isinstance(matrices[1], RecordError) and "context" in str(matrices[1])
+    for m, rec in zip((matrices[0], matrices[2]), (RECORDS[0], RECORDS[1])):
+        want = tiny_scorer.stages.matrices([tiny_scorer.stages.plan(**_rc(rec))])[0]
+        assert np.array_equal(m.mask, want.mask) and np.allclose(m.probs, want.probs, atol=1e-5)
+    batch = tiny_scorer.score_batch([RECORDS[0], bad, RECORDS[1]])
+    assert _fields(tiny_scorer.stages.aggregate(matrices[2])) == _fields(batch[2])
+
+
+def test_a_planning_failure_crosses_processes_without_its_exception():
+    import pickle
+
+    from nli_faith.errors import RecordError
+
+    failed = Failed.of(RecordError("field 'response' is null"))
+    assert failed.exception is not None and failed.input_error
+    back = pickle.loads(pickle.dumps(failed))
+    assert back == failed and back.exception is None
+    assert (back.error, back.message) == (failed.error, failed.message)
 
 
 def _rc(rec):

@@ -6,7 +6,7 @@ import inspect
 import numpy as np
 import pytest
 
-from nli_faith.config import FIELDS, ScorerConfig
+from nli_faith.config import ScorerConfig
 from nli_faith.moved import MOVED
 from nli_faith.records import Limits
 from nli_faith.scorer import FaithfulnessScorer
@@ -31,6 +31,7 @@ def test_the_facade_has_a_handful_of_public_methods():
         "score",
         "score_batch",
         "score_stream",
+        "check_stream",
         "close",
         "guardrail",
         "from_thresholds",
@@ -39,18 +40,53 @@ def test_the_facade_has_a_handful_of_public_methods():
     assert not any(hasattr(FaithfulnessScorer, name) for name in MOVED)  # no methods
 
 
-def test_keyword_options_and_config_fields_are_the_same():
+def test_the_options_are_the_config_fields_and_nothing_else(tiny_model_dir):
     params = inspect.signature(FaithfulnessScorer.__init__).parameters
-    options = {name: p.default for name, p in params.items() if name != "self"}
-    assert tuple(options) == FIELDS  # same names, same order
-    for f in dataclasses.fields(ScorerConfig):
-        if f.default_factory is not dataclasses.MISSING:  # limits: None is Limits()
-            assert options[f.name] is None and f.default_factory() == Limits()
-        else:
-            assert options[f.name] == f.default, f.name
+    assert list(params) == ["self", "model", "config", "overrides"]  # no option repeated
+    assert params["overrides"].kind is inspect.Parameter.VAR_KEYWORD
+    for f in dataclasses.fields(ScorerConfig):  # each option documented once, on its field
+        assert f.metadata["doc"] and f"{f.name}: {f.metadata['doc']}" in ScorerConfig.__doc__
+    with pytest.raises(
+        TypeError, match="no option 'entail_treshold'; did you mean entail_threshold"
+    ):
+        FaithfulnessScorer(str(tiny_model_dir), entail_treshold=0.6)
+    with pytest.raises(TypeError, match=r"limits=Limits\(max_claims=...\)"):
+        FaithfulnessScorer(str(tiny_model_dir), max_claims=3)
+    base = ScorerConfig(str(tiny_model_dir), device="cpu", chunk_tokens=64)
+    scorer = FaithfulnessScorer(config=base, composite=False, limits=None)
+    assert (scorer.chunk_tokens, scorer.composite, scorer.limits) == (64, False, Limits())
+    assert FaithfulnessScorer(config=base).composite is True  # the config is left as it was
     from nli_faith.engine.parts import load_parts
 
     assert list(inspect.signature(load_parts).parameters) == ["config"]
+
+
+def test_a_config_checks_itself_before_anything_loads():
+    import nli_faith
+    from nli_faith.errors import LabelMapError, OptionError
+
+    assert nli_faith.ScorerConfig is ScorerConfig and nli_faith.Limits is Limits
+    for options, needle in [
+        ({"backend": "tf"}, "backend must be 'torch' or 'onnx', got 'tf'"),
+        ({"granularity": "word"}, "granularity must be one of sentence, clause"),
+        ({"prefilter": "bm25"}, "prefilter must be one of 'lexical', 'embedding'"),
+        ({"prefilter_top_k": 2}, "prefilter_top_k=2 is given but no prefilter"),
+        ({"batch_size": 0}, "batch_size must be a whole number of at least 1, got 0"),
+        ({"entail_threshold": 1.5}, r"entail_threshold must be in \[0, 1\], got 1.5"),
+        ({"chunk_overlap": -1}, "chunk_overlap must be a whole number of at least 0"),
+        ({"composite": None}, "composite must be True or False, got None"),
+        ({"onnx_quantize": False}, "onnx_quantize is used only with backend='onnx'"),
+        ({"limits": {"max_claims": 3}}, r"limits must be a Limits\(...\) or None"),
+    ]:
+        with pytest.raises(OptionError, match=needle):
+            ScorerConfig(**options)
+        with pytest.raises(OptionError, match=needle):
+            ScorerConfig().replace(**options)
+    with pytest.raises(LabelMapError, match="label_map must be a mapping"):
+        ScorerConfig(label_map="entailment=0")
+    config = ScorerConfig(entail_threshold=1, spacy_model=None, limits=None)
+    assert config.entail_threshold == 1.0 and type(config.entail_threshold) is float
+    assert config.limits == Limits()
 
 
 def _same_matrix(a, b) -> None:

@@ -287,3 +287,26 @@ def test_batcher_serves_several_event_loops_at_once():
         t.join(timeout=60)
     assert {n: outcome[n] for n in "ABCD"} == {n: [f"{n}-{i}" for i in range(40)] for n in "ABCD"}
     assert not overlap[0] and calls[0] <= 8
+
+
+EMPTY_CONTEXTS = [[], [""], ["  ", "\n"]]
+
+
+@pytest.mark.parametrize("context", EMPTY_CONTEXTS, ids=["none", "empty", "blank"])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"penalize_ambiguous_claims": True}, {"strict_mode": True}, {"threshold": 0.0}],
+    ids=["lenient", "strict", "strict_mode", "threshold_0"],
+)
+def test_an_empty_context_never_passes_and_says_why(bundled_scorer, context, options):
+    metric = NLIFaithfulnessMetric(scorer=bundled_scorer, **options)
+    for answer in ("The warranty lasts 36 months.", "It is blue. It costs 5 dollars."):
+        case = LLMTestCase(input="q", actual_output=answer, retrieval_context=context)
+        assert metric.measure(case) == 0.0
+        assert metric.success is False and metric.is_successful() is False
+        assert "no retrieved context to check the answer against" in metric.reason
+
+
+def test_an_llm_keyword_is_named_as_given(bundled_scorer):
+    with pytest.raises(TypeError, match="takes no 'llm'"):
+        NLIFaithfulnessMetric(llm="gpt-4o")

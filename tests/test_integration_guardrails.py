@@ -87,7 +87,7 @@ def test_threshold_and_score_type(bundled_scorer):
     assert not lenient.validate(ANSWER, metadata=META).validation_passed  # 1 contradicted
     unfound = "Paris is in France. It has a famous zoo."
     assert lenient.validate(unfound, metadata=META).validation_passed  # not found is forgiven
-    with pytest.raises(ValueError, match="score must be one of"):
+    with pytest.raises(ValueError, match="score_type must be one of"):
         NLIFaithfulness(score_type="f1", scorer=bundled_scorer)
 
 
@@ -113,3 +113,149 @@ def test_async_guard(bundled_scorer):
     first, second = asyncio.run(both())
     assert first.validated_output == "Paris is in France."
     assert second.validated_output == "The warranty lasts 24 months."
+
+
+@pytest.mark.parametrize("context", [[], [""], ["  ", "\n"], ""])
+@pytest.mark.parametrize("score_type", ["strict", "lenient", "soft"])
+def test_an_empty_context_fails_whatever_the_score(bundled_scorer, context, score_type):
+    validator = NLIFaithfulness(0.0, score_type, scorer=bundled_scorer, on_fail="noop")
+    for answer in ("The warranty lasts 36 months.", "It is blue. It costs 5 dollars."):
+        out = validator.validate(answer, {"context": context})
+        assert isinstance(out, FailResult)
+        assert "no retrieved context to check the answer against" in out.error_message
+
+
+def test_bad_options_name_the_keyword(bundled_scorer):
+    with pytest.raises(TypeError, match="takes no 'llm_callable'"):
+        NLIFaithfulness(llm_callable="gpt-4o")
+    with pytest.raises(ValueError, match="score_type must be one of"):
+        NLIFaithfulness(score_type="bogus", scorer=bundled_scorer)
+
+
+# -- streaming: Guard(llm_api=..., stream=True) validates the answer sentence by sentence ----
+
+import re  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
+
+from nli_faith.text.sentences import sentence_spans  # noqa: E402
+
+STREAMED = (
+    "Paris is in France. The warranty lasts 36 months. Paris is the capital of France. "
+    "The warranty lasts 24 months."
+)
+MESSAGES = [{"role": "user", "content": "Tell me about Paris and the warranty."}]
+
+
+@pytest.fixture
+def no_litellm_fetch(monkeypatch):
+    """Guardrails imports LiteLLM to look at the llm_api; keep LiteLLM's cost map local."""
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+class FakeLLM:
+    """A streaming LLM callable for Guardrails: writes ``answer`` word by word and
+    remembers what it has written (``emitted``)."""
+
+    def __init__(self, answer: str) -> None:
+        self.words = re.findall(r"\S+\s*", answer)
+        self.emitted = ""
+
+    def __call__(self, *, messages=None, **kwargs):
+        def words():
+            for word in self.words:
+                self.emitted += word
+                yield word
+
+        return words()
+
+    async def acall(self, *, messages=None, **kwargs):
+        async def words():
+            for word in self.words:
+                self.emitted += word
+                yield word
+
+        # Guardrails' AsyncGuard reads a custom callable's stream from .completion_stream
+        return SimpleNamespace(completion_stream=words())
+
+
+def sentences(text: str) -> list[str]:
+    """The text cut where its sentences begin (each with its trailing space)."""
+    starts = [s for s, _ in sentence_spans(text)]
+    return [text[s:e] for s, e in zip(starts, [*starts[1:], len(text)])]
+
+
+def test_the_chunks_are_the_sentences_score_finds(bundled_scorer):
+    validator = NLIFaithfulness(scorer=bundled_scorer)
+    chunk = "Dr. Smith says the U.S. price is $1.5 million. Returns are"
+    assert validator._chunking_function(chunk) == [
+        "Dr. Smith says the U.S. price is $1.5 million. ",
+        "Returns are",
+    ]
+    assert validator._chunking_function("It costs $1.") == []  # "$1." may be "$1.5"
+    assert validator._chunking_function("One. Two. Thr") == ["One. Two. ", "Thr"]
+
+
+def test_fix_streams_each_sentence_validated_as_it_completes(bundled_scorer, no_litellm_fetch):
+    guard = guard_with(bundled_scorer, on_fail="fix")
+    llm = FakeLLM(STREAMED)
+    out, emitted_then = [], []
+    for outcome in guard(llm_api=llm, stream=True, messages=MESSAGES, metadata=META):
+        out.append(outcome.validated_output)
+        emitted_then.append(llm.emitted)
+    expected = sentences(STREAMED)
+    assert len(expected) == 4
+    # the contradicted sentence is dropped (its fix), the others come out as written
+    assert out == [expected[0], "", expected[2], expected[3]]
+    # each came out as soon as the next sentence had begun, not at the end of the answer
+    assert emitted_then[0] == expected[0] + "The "
+    assert emitted_then[1] == "".join(expected[:2]) + "Paris "
+    logs = guard.history.last.iterations.last.validator_logs
+    failed = [log for log in logs if isinstance(log.validation_result, FailResult)]
+    assert [log.validation_result.validated_chunk for log in failed] == [expected[1]]
+    (span,) = failed[0].validation_result.error_spans  # offsets in the sentence
+    assert expected[1][span.start : span.end] == "36 months" and "24 months" in span.reason
+
+
+def test_a_fixed_chunk_keeps_its_trailing_space(bundled_scorer):
+    # a chunk of two sentences (one LLM piece completed both): the fix keeps the true one
+    # and the space before the next chunk
+    validator = NLIFaithfulness(scorer=bundled_scorer, on_fail="fix")
+    result = validator.validate("The warranty lasts 36 months. Paris is in France. ", META)
+    assert result.fix_value == "Paris is in France. "
+    assert validator.validate("The warranty lasts 36 months. ", META).fix_value == ""
+
+
+def test_exception_stops_the_stream(bundled_scorer, no_litellm_fetch):
+    guard = guard_with(bundled_scorer, on_fail="exception")
+    out = []
+    with pytest.raises(ValidationError, match="36 months"):
+        for o in guard(llm_api=FakeLLM(STREAMED), stream=True, messages=MESSAGES, metadata=META):
+            out.append(o.validated_output)
+    # Guardrails' sync stream, without "fix", passes the LLM's pieces on as they come and
+    # validates behind them: the contradicted sentence was out before the error
+    expected = sentences(STREAMED)
+    assert "".join(out).startswith(expected[0] + expected[1])
+
+
+def test_async_guard_streams_validated_sentences(bundled_scorer, no_litellm_fetch):
+    expected = sentences(STREAMED)
+
+    async def run(on_fail):
+        guard = AsyncGuard().use(NLIFaithfulness(scorer=bundled_scorer, on_fail=on_fail))
+        llm, out = FakeLLM(STREAMED), []
+        try:
+            stream = await guard(llm_api=llm.acall, stream=True, messages=MESSAGES, metadata=META)
+            async for outcome in stream:
+                out.append((outcome.validated_output, llm.emitted))
+        except ValidationError as err:
+            return out, err
+        return out, None
+
+    out, err = asyncio.run(run("exception"))
+    assert out == [(expected[0], expected[0] + "The ")]  # the first sentence, then the stop
+    assert "36 months" in str(err)
+    out, err = asyncio.run(run("filter"))
+    assert err is None and [text for text, _ in out][:3] == [expected[0], "", expected[2]]
+    # Guardrails 0.11's AsyncGuard gives a validator no end of stream: the last sentence
+    # is never validated, so it never comes out
+    assert len(out) == 3

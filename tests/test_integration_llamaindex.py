@@ -104,10 +104,27 @@ def test_no_claims_and_bad_input_are_invalid_results(bundled_scorer):
     assert one.contexts == [CONTEXT[0]] and one.score == 1.0
     with pytest.raises(TypeError, match="no LLM"):
         NLIFaithfulnessEvaluator(llm=object())
-    with pytest.raises(ValueError, match="score must be one of"):
+    with pytest.raises(ValueError, match="score_type must be one of"):
         NLIFaithfulnessEvaluator(score_type="f1", scorer=bundled_scorer)
 
 
 def test_gate_docstring_examples():
     result = doctest.testmod(gate, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("contexts", [[], [""], ["  ", "\n"], ""])
+@pytest.mark.parametrize("score_type", ["strict", "lenient", "soft"])
+def test_an_empty_context_fails_whatever_the_score(bundled_scorer, contexts, score_type):
+    evaluator = NLIFaithfulnessEvaluator(0.0, score_type=score_type, scorer=bundled_scorer)
+    for answer in (warranty(36), "It is blue. It costs 5 dollars."):
+        r = evaluator.evaluate(response=answer, contexts=contexts)
+        assert r.passing is False and r.score == 0.0
+        assert "no retrieved context to check the answer against" in r.feedback
+
+
+def test_bad_options_name_the_keyword(bundled_scorer):
+    with pytest.raises(TypeError, match="takes no 'llm'"):
+        NLIFaithfulnessEvaluator(llm=object())
+    with pytest.raises(ValueError, match="score_type must be one of"):
+        NLIFaithfulnessEvaluator(score_type="bogus", scorer=bundled_scorer)

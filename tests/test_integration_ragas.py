@@ -144,7 +144,7 @@ def test_no_claims_is_nan_and_a_bad_sample_loses_nothing_else(bundled_scorer):
 def test_bad_options(bundled_scorer):
     with pytest.raises(TypeError, match="uses no LLM"):
         NLIFaithfulness(llm=object())
-    with pytest.raises(ValueError, match="score must be one of"):
+    with pytest.raises(ValueError, match="score_type must be one of"):
         NLIFaithfulness(scorer=bundled_scorer, score_type="median")
     with pytest.raises(ValueError, match="either scorer= or scorer options"):
         NLIFaithfulness(scorer=bundled_scorer, backend="onnx")
@@ -164,3 +164,20 @@ def test_telemetry_off_and_missing_extra_message():
     proc = subprocess.run([sys.executable, "-c", blocked], env=env, capture_output=True, text=True)
     assert proc.returncode == 1
     assert 'Install it with: pip install "nli-faith[ragas]"' in proc.stderr
+
+
+@pytest.mark.parametrize("contexts", [[], [""], ["  ", "\n"]])
+@pytest.mark.parametrize("score_type", ["strict", "lenient", "soft"])
+def test_an_empty_context_scores_zero_whatever_the_score(bundled_scorer, contexts, score_type):
+    metric = NLIFaithfulness(score_type=score_type, scorer=bundled_scorer)
+    sample = SingleTurnSample(
+        user_input="q", response="The warranty lasts 36 months.", retrieved_contexts=contexts
+    )
+    assert run(EvaluationDataset(samples=[sample]), [metric])[metric.name] == [0.0]
+
+
+def test_bad_options_name_the_keyword(bundled_scorer):
+    with pytest.raises(TypeError, match="takes no 'embeddings'"):
+        NLIFaithfulness(embeddings=object())
+    with pytest.raises(ValueError, match="score_type must be one of"):
+        NLIFaithfulness(scorer=bundled_scorer, score_type="bogus")

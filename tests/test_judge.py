@@ -254,22 +254,19 @@ def test_a_timeout_must_be_positive_seconds(server, timeout):
 
 
 def test_a_plain_function_judge_runs_as_many_at_once_as_asked():
+    """Sixteen calls wait at a barrier for each other, which only sixteen calls in flight
+    at once can pass (its own threads, not the event loop's default few); no clock."""
     import threading
 
-    lock, now, most = threading.Lock(), [0], [0]
+    all_at_once = threading.Barrier(16, timeout=120)
 
-    def slow(claim, evidence, question):
-        with lock:
-            now[0] += 1
-            most[0] = max(most[0], now[0])
-        time.sleep(0.2)
-        with lock:
-            now[0] -= 1
+    def waiting(claim, evidence, question):
+        all_at_once.wait()  # BrokenBarrierError (a failed call) unless all 16 are here
         return "yes"
 
-    out = judge_items(items(*[f"Claim {k}." for k in range(16)]), slow, concurrency=16)
-    assert [o.verdict for o in out] == ["yes"] * 16
-    assert most[0] == 16  # its own threads, not the event loop's default few
+    out = judge_items(items(*[f"Claim {k}." for k in range(16)]), waiting, concurrency=16)
+    assert [o.verdict for o in out] == ["yes"] * 16, [o.error for o in out]
+    assert not all_at_once.broken
 
 
 def test_concurrency_is_bounded(server, script):
@@ -539,7 +536,7 @@ def test_judge_cli_one_step(scored, server, script):
 
 
 def test_merge_recomputes_reference_rates():
-    from nli_faith.judge import Outcome, apply_outcomes
+    from nli_faith.judge import JudgeOutcome, apply_outcomes
     from nli_faith.results import ClaimVerdict, FaithfulnessResult
 
     claims = [
@@ -551,7 +548,7 @@ def test_merge_recomputes_reference_rates():
         1.0, 1 / 3, 0.53, 3, 1, 0, 2, "...", claims, n_uncertain=2,
         hallucination_rate=1 / 3, self_knowledge_rate=1 / 3,
     )  # fmt: skip
-    m = apply_outcomes(r, {1: Outcome("yes")})
+    m = apply_outcomes(r, {1: JudgeOutcome("yes")})
     assert [c.reference_label for c in m.claims] == [None, None, "self_knowledge"]
     assert (m.hallucination_rate, m.self_knowledge_rate) == (0.0, 1 / 3)
     assert m.strict == 2 / 3 and "1 is self-knowledge" in m.reason
@@ -577,7 +574,7 @@ def test_a_judged_line_with_a_judge_error_is_never_its_verdict():
 
 
 def test_reference_rates_are_withheld_when_the_judge_unsupports_an_unchecked_claim():
-    from nli_faith.judge.merge import Outcome, apply_outcomes
+    from nli_faith.judge.merge import JudgeOutcome, apply_outcomes
     from nli_faith.results import ClaimVerdict, FaithfulnessResult
 
     claims = [
@@ -588,11 +585,11 @@ def test_reference_rates_are_withheld_when_the_judge_unsupports_an_unchecked_cla
         1.0, 0.5, 0.55, 2, 1, 0, 1, "...", claims,
         hallucination_rate=0.5, self_knowledge_rate=0.0,
     )  # fmt: skip
-    m = apply_outcomes(r, {0: Outcome("no")})  # the judge says A is contradicted
+    m = apply_outcomes(r, {0: JudgeOutcome("no")})  # the judge says A is contradicted
     assert m.n_no == 1 and m.hallucination_rate is None and m.self_knowledge_rate is None
     assert "check_reference" in m.reason
     # the judge supporting B instead leaves every unsupported claim labelled: rates given
-    m = apply_outcomes(r, {1: Outcome("yes")})
+    m = apply_outcomes(r, {1: JudgeOutcome("yes")})
     assert m.n_yes == 2 and m.hallucination_rate == 0.0
 
 

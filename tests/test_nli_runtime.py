@@ -123,3 +123,158 @@ def test_predict_names_pairs_that_are_not_pairs_of_strings(tiny_model_dir):
     with pytest.raises(ValueError, match="texts must be a list of strings"):
         nli.count_tokens("abc")  # not counted letter by letter
     assert nli.predict([["A cat sat.", "A cat sat."]]).shape == (1, 3)  # a list pair is fine
+
+
+def _count_loads(monkeypatch) -> dict[str, int]:
+    """How often transformers' ``AutoConfig`` and ``AutoTokenizer`` read a checkpoint, from
+    here on (every caller, sentence-transformers' included, goes through these classes)."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    counts = {"config": 0, "tokenizer": 0}
+    for key, cls in (("config", AutoConfig), ("tokenizer", AutoTokenizer)):
+        load = cls.from_pretrained.__func__
+
+        def counted(klass, *args, _load=load, _key=key, **kwargs):
+            counts[_key] += 1
+            return _load(klass, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "from_pretrained", classmethod(counted))
+    return counts
+
+
+def test_the_runtimes_read_the_tokenizer_once(tiny_model_dir, monkeypatch):
+    """NLIModel runs with the tokenizer its CrossEncoder read (the only read of it) and reads
+    the config once of its own, before the weights (to check the options against it and
+    name a model that is not there); the ONNX runtime reads each once."""
+    from sentence_transformers import CrossEncoder
+
+    from nli_faith.nli.model import NLIModel
+
+    counts = _count_loads(monkeypatch)
+    CrossEncoder(str(tiny_model_dir), device="cpu")
+    bare = dict(counts)
+    assert bare["tokenizer"] == 1
+    counts.update(config=0, tokenizer=0)
+    nli = NLIModel(str(tiny_model_dir), device="cpu")
+    assert counts == {"config": bare["config"] + 1, "tokenizer": 1}
+    assert nli.tokenizer is nli._runtime.encoder.tokenizer
+    assert nli.label_map.num_labels == nli._runtime.encoder.model.config.num_labels == 3
+    pytest.importorskip("onnxruntime")
+    counts.update(config=0, tokenizer=0)
+    NLIModel("default", backend="onnx")  # the shipped int8 graph: no export
+    assert counts == {"config": 1, "tokenizer": 1}
+
+
+def _count_tokenized(monkeypatch) -> list[tuple[int, bool]]:
+    """(texts, as pairs?) of every tokenizer call from here on, by any caller."""
+    from transformers import PreTrainedTokenizerBase
+
+    calls: list[tuple[int, bool]] = []
+    call = PreTrainedTokenizerBase.__call__
+
+    def counted(self, text=None, text_pair=None, *args, **kwargs):
+        calls.append((len(text) if isinstance(text, (list, tuple)) else 1, text_pair is not None))
+        return call(self, text, text_pair, *args, **kwargs)
+
+    monkeypatch.setattr(PreTrainedTokenizerBase, "__call__", counted)
+    return calls
+
+
+def test_each_text_is_tokenized_once_and_no_pair_again(bundled_fp32, monkeypatch):
+    """Pairs are assembled from their texts' ids: 3 premises x 4 claims are 7 texts
+    tokenized, once, and the tokenizer never sees a pair; asked again, nothing at all."""
+    premises = [f"Premise number {k} says the shop opens at {k + 8} am." for k in range(3)]
+    claims = [f"The shop opens at {j + 8}." for j in range(4)]
+    pairs = [(p, c) for p in premises for c in claims]
+    bundled_fp32._tokens.cache.clear()
+    calls = _count_tokenized(monkeypatch)
+    first = bundled_fp32.predict(pairs)
+    assert sum(n for n, _ in calls) == len(premises) + len(claims)
+    assert not any(as_pair for _, as_pair in calls)
+    calls.clear()
+    np.testing.assert_array_equal(bundled_fp32.predict(pairs), first)
+    assert calls == []
+
+
+def _cross_encoder_predict(nli, pairs, batch_size):
+    """Probabilities as sentence-transformers' ``CrossEncoder.predict`` gives them: the pairs
+    tokenized by it, in groups of one padded width (the runtime's batch invariance), padded
+    to multiples of 32 and cut to the model's limit."""
+    from nli_faith.nli.batching import PAD_MULTIPLE, batch_plan
+
+    enc = nli._runtime.encoder
+    text = {"pad_to_multiple_of": PAD_MULTIPLE, "truncation": "only_first"}
+    text["max_length"] = nli.max_length
+    lengths = np.array([len(x) for x in nli.tokenizer(*map(list, zip(*pairs)))["input_ids"]])
+    out = np.empty((len(pairs), 3), dtype=np.float32)
+    for rows, _ in batch_plan(lengths, batch_size=max(batch_size, 2), max_length=nli.max_length):
+        raw = enc.predict(
+            [pairs[i] for i in rows],
+            batch_size=batch_size,
+            apply_softmax=True,
+            show_progress_bar=False,
+            processing_kwargs={"text": text},
+        )
+        out[rows] = nli.label_map.to_canonical(raw)
+    return out
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 32])
+def test_probabilities_are_those_of_the_cross_encoder_and_the_bare_model(bundled_fp32, batch_size):
+    """Bit for bit what CrossEncoder.predict gives on the same width groups, an over-long
+    pair included; and what the transformers model gives each pair alone."""
+    import torch
+
+    pairs = [*MATES, PAIR, ("word " * 600, "A long premise."), ("Café in Zürich.", "Prices fell.")]
+    got = bundled_fp32.predict(pairs, batch_size=batch_size)
+    np.testing.assert_array_equal(got, _cross_encoder_predict(bundled_fp32, pairs, batch_size))
+    model, tok = bundled_fp32.torch_model, bundled_fp32.tokenizer
+    for k, (premise, claim) in enumerate(pairs):
+        enc = tok(
+            premise,
+            claim,
+            truncation="only_first",
+            max_length=bundled_fp32.max_length,
+            return_tensors="pt",
+        )
+        with torch.inference_mode():
+            probs = torch.softmax(model(**enc).logits.float(), dim=-1).numpy()
+        want = bundled_fp32.label_map.to_canonical(probs)[0]
+        np.testing.assert_allclose(got[k], want, atol=1e-6, rtol=0)
+
+
+@pytest.fixture
+def torch_threads():
+    """Torch's CPU threads are process-wide: put back what they were."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield torch
+    torch.set_num_threads(before)
+
+
+def test_config_threads_are_torchs_cpu_threads(tiny_model_dir, torch_threads, monkeypatch):
+    """``ScorerConfig.threads`` sets torch's threads on the CPU; left None it follows
+    ``OMP_NUM_THREADS``, read when the scorer loads, not by the runtime."""
+    from nli_faith.scorer import FaithfulnessScorer
+
+    scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu", threads=2)
+    assert torch_threads.get_num_threads() == 2 == scorer.parts.nli.threads
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+    assert torch_threads.get_num_threads() == 1
+    FaithfulnessScorer(str(tiny_model_dir), device="cpu", threads=3)
+    assert torch_threads.get_num_threads() == 3  # the field over the environment
+
+
+def test_nli_model_alone_computes_on_the_usable_cores(tiny_model_dir, torch_threads, monkeypatch):
+    """Without a configuration, ``NLIModel`` reads no environment: the cores it may use."""
+    from nli_faith.config import usable_cores
+    from nli_faith.errors import OptionError
+    from nli_faith.nli.model import NLIModel
+
+    monkeypatch.setenv("OMP_NUM_THREADS", str(usable_cores() + 1))
+    nli = NLIModel(str(tiny_model_dir), device="cpu")
+    assert nli.threads == usable_cores() == torch_threads.get_num_threads()
+    with pytest.raises(OptionError, match="threads must be a whole number of at least 1"):
+        NLIModel(str(tiny_model_dir), device="cpu", threads=0)

@@ -196,11 +196,11 @@ def test_export_onnx_returns_path(model_dir, tmp_path) -> None:
     assert sorted(p.name for p in out.parent.iterdir()) == ["m.onnx"]
 
 
-def test_nli_model_onnx_backend(model_dir, cache_dir, monkeypatch) -> None:
+def test_nli_model_onnx_backend(model_dir, cache_dir) -> None:
     from nli_faith.nli.model import NLIModel
 
-    monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
-    onnx_model = NLIModel(str(model_dir), backend="onnx", batch_size=4)
+    nli_cache = cache_dir.parent / "nli-cache"
+    onnx_model = NLIModel(str(model_dir), backend="onnx", batch_size=4, cache_dir=nli_cache)
     torch_model = NLIModel(
         str(model_dir), backend="torch", device="cpu", batch_size=4, dtype="float32"
     )
@@ -210,7 +210,7 @@ def test_nli_model_onnx_backend(model_dir, cache_dir, monkeypatch) -> None:
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     assert np.abs(probs - want).max() < 0.05
     assert (probs.argmax(axis=1) == want.argmax(axis=1)).mean() >= 0.8
-    assert list((cache_dir.parent / "nli-cache" / "onnx").glob("*model_int8.onnx"))
+    assert list(nli_cache.glob("*model_int8.onnx"))
 
 
 def test_missing_onnxruntime_is_explained(monkeypatch) -> None:
@@ -227,7 +227,10 @@ def _probs_in_child(model, pairs, conn) -> None:
 def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) -> None:
     """The int8 graph runs one pair per run; the runs go to one single-threaded worker per
     core, with the probabilities of running them one after the other, bit for bit, and
-    still work in a forked child (which inherits the pool but not its threads)."""
+    still work in a forked child (which inherits the pool but not its threads).
+
+    Side by side is shown without asking the scheduler: each run waits at a barrier for
+    two others, which only three runs in flight at once can pass."""
     import multiprocessing
     import threading
 
@@ -235,34 +238,41 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     from nli_faith.nli import model as model_mod
     from nli_faith.nli.onnx import run_pool
 
-    monkeypatch.setenv("NLI_FAITH_CACHE", str(cache_dir.parent / "nli-cache"))
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    alone = model_mod.NLIModel(str(model_dir), backend="onnx")
-    monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    spread = model_mod.NLIModel(str(model_dir), backend="onnx")
+    nli_cache = cache_dir.parent / "nli-cache"
+    alone = model_mod.NLIModel(str(model_dir), backend="onnx", threads=1, cache_dir=nli_cache)
+    spread = model_mod.NLIModel(str(model_dir), backend="onnx", threads=3, cache_dir=nli_cache)
     assert alone.batch_size == spread.batch_size == 1
+    assert (alone._runtime.run_threads, spread._runtime.run_threads) == (1, 3)
     options = spread.onnx_session._session.get_session_options()
     assert options.intra_op_num_threads == 1  # each run on one core, the runs side by side
+    assert alone.onnx_session._session.get_session_options().intra_op_num_threads == 1
     assert run_pool(3) is run_pool(3)  # one pool per process and size
+    assert run_pool(3)._max_workers == 3
     assert run_pool(1) is None
 
-    threads: set[str] = set()
+    threads: list[str] = []
     run = spread.onnx_session.run
+    three_at_once: list[threading.Barrier | None] = [threading.Barrier(3, timeout=120)]
 
     def recording_run(inputs):
-        threads.add(threading.current_thread().name)
+        threads.append(threading.current_thread().name)
+        if three_at_once[0] is not None:  # BrokenBarrierError unless three are in flight
+            three_at_once[0].wait()
         return run(inputs)
 
     monkeypatch.setattr(spread.onnx_session, "run", recording_run)
     pairs = PAIRS * 4  # distinct pairs are computed once: vary them
     pairs = [(p + f" {k}", h) for k, (p, h) in enumerate(pairs)]
+    assert len(pairs) % 3 == 0  # whole rounds of three at the barrier
     want = alone.predict(pairs)
     got = spread.predict(pairs)
     assert np.array_equal(got, want)
-    assert len(threads) > 1 and all(t.startswith("nli-run") for t in threads)
+    assert len(threads) == len(pairs)  # one run per pair
+    assert len(set(threads)) == 3 and all(t.startswith("nli-run") for t in threads)
 
+    three_at_once[0] = None
     spread.predict(pairs[:1])  # a lone pair runs in the caller's thread
-    assert threading.current_thread().name in threads
+    assert threads[-1] == threading.current_thread().name
 
     if not fork_available():
         return
@@ -276,11 +286,52 @@ def test_one_pair_runs_are_spread_over_cores(model_dir, cache_dir, monkeypatch) 
     assert child.exitcode == 0
 
 
-def test_cpu_threads_follow_omp_num_threads(monkeypatch) -> None:
-    from nli_faith.nli.model import cpu_threads, usable_cores
+def _nli(scorer):
+    """The NLI model a scorer loaded."""
+    return scorer.parts.nli
 
+
+def test_config_threads_are_the_onnx_run_workers_or_intra_op_threads(model_dir, cache_dir):
+    from nli_faith import FaithfulnessScorer, ScorerConfig
+
+    nli_cache = str(cache_dir.parent / "nli-cache")
+    config = ScorerConfig(model=str(model_dir), backend="onnx", onnx_cache_dir=nli_cache)
+    one_pair = _nli(FaithfulnessScorer.from_config(config.replace(threads=2)))
+    assert (one_pair.threads, one_pair._runtime.run_threads) == (2, 2)
+    assert one_pair.onnx_session._session.get_session_options().intra_op_num_threads == 1
+    batched = _nli(FaithfulnessScorer.from_config(config.replace(threads=2, batch_size=4)))
+    assert batched._runtime.run_threads == 1  # batches: one run at a time, on 2 threads
+    assert batched.onnx_session._session.get_session_options().intra_op_num_threads == 2
+
+
+def test_config_follows_the_environment_where_its_fields_are_none(
+    model_dir, tmp_path, monkeypatch
+) -> None:
+    """``threads`` and ``onnx_cache_dir`` left None: ``OMP_NUM_THREADS`` and
+    ``NLI_FAITH_CACHE``, read when the scorer loads (a Ray actor's own environment)."""
+    from nli_faith import FaithfulnessScorer
+
+    monkeypatch.setenv("NLI_FAITH_CACHE", str(tmp_path))
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    assert cpu_threads() == 3
-    for unset in ("", "many", "0"):
-        monkeypatch.setenv("OMP_NUM_THREADS", unset)
-        assert cpu_threads() == usable_cores()
+    nli = _nli(FaithfulnessScorer(str(model_dir), backend="onnx"))
+    assert (nli.threads, nli._runtime.run_threads) == (3, 3)
+    assert nli.onnx_session.path.parent == tmp_path / "onnx"
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    nli = _nli(FaithfulnessScorer(str(model_dir), backend="onnx"))
+    assert (nli.threads, nli._runtime.run_threads) == (1, 1)
+    assert nli.onnx_session._session.get_session_options().intra_op_num_threads == 1
+    given = _nli(FaithfulnessScorer(str(model_dir), backend="onnx", threads=2))
+    assert given._runtime.run_threads == 2  # the field over the environment
+
+
+def test_onnx_cache_dir_is_where_the_fp32_export_is_written(model_dir, tmp_path) -> None:
+    from nli_faith import FaithfulnessScorer
+
+    target = tmp_path / "exports"
+    scorer = FaithfulnessScorer(
+        str(model_dir), backend="onnx", onnx_quantize=False, onnx_cache_dir=target, threads=1
+    )
+    session = _nli(scorer).onnx_session
+    assert session.source == "exported"
+    assert session.path.parent == target and session.path.name.endswith("-model.onnx")
+    assert [p.name for p in target.iterdir()] == [session.path.name]

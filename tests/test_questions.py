@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nli_faith.results import output_record
+from nli_faith.rows import output_row
 from nli_faith.text.questions import claim_with_question, is_elliptical
 
 
@@ -46,10 +46,10 @@ def test_the_scorer_reads_a_short_answer_with_its_question(tiny_scorer):
     (c,) = r.claims
     assert c.claim == "3 years" and (c.start, c.end) == (0, 7)
     assert c.scored_as == "How long should I keep tax records: 3 years."
-    assert output_record(r)["claims"][0]["scored_as"] == c.scored_as
+    assert output_row(r)["claims"][0]["scored_as"] == c.scored_as
     plain = tiny_scorer.score("3 years", ctx)  # no question: scored as written
     assert plain.claims[0].scored_as is None
-    assert "scored_as" not in output_record(plain)["claims"][0]
+    assert "scored_as" not in output_row(plain)["claims"][0]
     batch = tiny_scorer.score_batch([{"response": "3 years", "context": ctx, "question": q}])
     assert batch[0].claims[0].scored_as == c.scored_as
 
@@ -62,3 +62,12 @@ def test_a_one_word_answer_is_read_with_its_question(tiny_scorer):
     r = tiny_scorer.score(" Delhi", ctx, question=q)
     assert [(c.claim, c.start, c.end) for c in r.claims] == [("Delhi", 1, 6)]
     assert r.claims[0].scored_as == "Which city hosted the 2010 Commonwealth Games: Delhi."
+
+
+def test_a_streamed_short_answer_is_read_with_its_question(tiny_scorer):
+    q = "How long should I keep tax records?"
+    ctx = "Keep tax records for 3 years from the date you filed."
+    stream = tiny_scorer.check_stream(iter(["3 ", "years"]), ctx, q)
+    (check,) = list(stream)
+    assert stream.result.result == tiny_scorer.score("3 years", ctx, question=q)
+    assert [c.scored_as for c in check.claims] == ["How long should I keep tax records: 3 years."]

@@ -378,7 +378,7 @@ def test_record_objects_are_checked_like_json_objects(tiny_scorer):
 def test_parquet_output_holds_lone_surrogates_of_echoed_fields(tmp_path, tiny_model_dir):
     pq = pytest.importorskip("pyarrow.parquet")
     from nli_faith.cli import main
-    from nli_faith.io import json_row
+    from nli_faith.rows import json_row
 
     lines = [
         '{"id": "\\ud83d", "question": "Why \\ud83d?", "response": "It is.", "context": "It is."}',

@@ -6,7 +6,7 @@ the tiny random model; the verdicts the model decides are not asserted there.
 
 import pytest
 
-from nli_faith.results import output_record
+from nli_faith.rows import output_row
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
 from nli_faith.rules.exceptions import differing_bound, judge_exception
@@ -165,9 +165,9 @@ def test_scorer_counts_abstentions_apart_and_explains_rule_verdicts(tiny_scorer)
     assert (trend.verdict, trend.p_contradict) == ("no", 1.0)
     assert trend.rule.startswith("trend over a series") and trend.evidence.doc_index == 1
     assert (r.strict, r.lenient) == (0.5, 0.5)
-    out = output_record(r)
+    out = output_row(r)
     assert out["n_abstentions"] == 1 and all("rule" in c for c in out["claims"])
-    plain = output_record(tiny_scorer.score("The bedtime is fixed.", ctx))
+    plain = output_row(tiny_scorer.score("The bedtime is fixed.", ctx))
     assert all("rule" not in c for c in plain["claims"])  # only rule-decided claims say so
 
 

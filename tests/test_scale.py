@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from conftest import REPO, write_jsonl
 
-from nli_faith.io import ResumePoint, json_row, resume_point
+from nli_faith.io import ResumePoint, resume_point
+from nli_faith.rows import json_row
 
 EXAMPLES = REPO / "examples" / "answers.jsonl"
 
@@ -53,6 +54,62 @@ def test_n_process_and_stream_give_the_same_results(tiny_scorer):
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match=f"block_size must be a whole number.*got {bad!r}"):
             list(tiny_scorer.score_stream(recs, block_size=bad))
+
+
+def test_workers_see_a_planning_setting_changed_after_they_started(tiny_scorer):
+    """Workers forked before a setting changed must plan with the new one, as one process
+    does (they used to keep the settings of the moment they were forked)."""
+    from nli_faith.engine.runner import usable_cpus
+    from nli_faith.records import Limits
+
+    if usable_cpus() < 2:
+        pytest.skip("planning workers need at least 2 usable CPUs")
+    recs = records(24)
+    before = tiny_scorer.score_batch(recs)
+    assert tiny_scorer.score_batch(recs, n_process=2) == before  # the workers are forked
+    changes = [
+        ("chunk_tokens", 16),
+        ("sentence_chunks", False),
+        ("entail_threshold", 0.01),  # not read by planning: the same workers
+        ("limits", Limits(max_claims=1)),
+    ]
+    for name, value in changes:
+        setattr(tiny_scorer, name, value)
+        want = tiny_scorer.score_batch(recs)
+        assert want != before, name  # the setting changes the plans
+        assert tiny_scorer.score_batch(recs, n_process=2) == want, name
+        stream = tiny_scorer.score_stream(iter(recs), block_size=len(recs), n_process=2)
+        assert list(stream) == want, name
+        before = want
+    tiny_scorer.close()
+
+
+def test_a_setting_changed_during_a_stream_reaches_its_workers(tiny_model_dir):
+    """Changed while a stream runs, a planning setting applies from the next block planned
+    (the one after the block being scored), with workers as with one process; a stream
+    still running when another call forks new workers finishes on its own."""
+    from nli_faith.engine.runner import usable_cpus
+    from nli_faith.scorer import FaithfulnessScorer
+
+    if usable_cpus() < 2:
+        pytest.skip("planning workers need at least 2 usable CPUs")
+    recs = records(24)
+    got = {}
+    for n in (1, 2):
+        scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+        stream = scorer.score_stream(iter(recs), block_size=8, n_process=n)
+        out = [next(stream)]
+        scorer.chunk_tokens = 16
+        assert len(scorer.score_batch(recs, n_process=n)) == len(recs)  # new workers
+        got[n] = out + list(stream)
+        scorer.close()
+    plain = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+    first = plain.score_batch(recs[:8]) + plain.score_batch(recs[8:16])
+    plain.chunk_tokens = 16
+    assert got[1] == got[2] == first + plain.score_batch(recs[16:])
+    assert got[1][16:] != FaithfulnessScorer(str(tiny_model_dir), device="cpu").score_batch(
+        recs[16:]
+    )  # the change did reach the last block
 
 
 def test_stream_blocks_equal_score_batch_per_block(tiny_scorer):

@@ -36,7 +36,7 @@ def _resolve(schema: dict, defs: dict) -> dict:
 
 
 def test_openapi_reply_lists_every_key_of_the_json_output(bundled_thresholds):
-    from nli_faith.io import scored_row
+    from nli_faith.rows import scored_row
     from nli_faith.scorer import FaithfulnessScorer
     from nli_faith.serve.app import create_app
     from nli_faith.serve.settings import ServeSettings

@@ -98,14 +98,15 @@ def test_a_registered_hub_model_out_of_reach_says_so(monkeypatch, tmp_path):
     assert err.value.code == "E111" and hub_id in str(err.value)
 
 
-def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path, monkeypatch):
+def test_fp32_onnx_matches_torch(tiny_model_dir, tmp_path):
     pytest.importorskip("onnxruntime")
     from nli_faith.nli.model import NLIModel
 
-    monkeypatch.setenv("NLI_FAITH_CACHE", str(tmp_path))
     pairs = [("The tower is in Paris.", "It is in France."), ("A b c d e f g.", "Nothing.")]
     ref = NLIModel(str(tiny_model_dir), device="cpu", dtype="float32").predict(pairs)
-    onnx = NLIModel(str(tiny_model_dir), backend="onnx", onnx_quantize=False).predict(pairs)
+    onnx = NLIModel(
+        str(tiny_model_dir), backend="onnx", onnx_quantize=False, cache_dir=tmp_path / "onnx"
+    ).predict(pairs)
     np.testing.assert_allclose(onnx, ref, atol=1e-4)
     assert list((tmp_path / "onnx").glob("*.onnx"))  # exported once into the cache
 

@@ -111,6 +111,7 @@ def test_auth_refused_and_accepted(client):
 def test_score_reply_is_the_cli_record_plus_decision(client, tmp_path):
     """Same object as `nli-faith score` writes for the record (less its line number)."""
     from nli_faith.results import FaithfulnessResult
+    from nli_faith.rows import OPTIONAL_KEYS
 
     r = client.post("/v1/score", json=SWAP, headers=AUTH)
     assert r.status_code == 200
@@ -119,7 +120,7 @@ def test_score_reply_is_the_cli_record_plus_decision(client, tmp_path):
     assert body.pop("decision") == "block"  # 36 vs 24 months is contradicted
     assert 0 < body.pop("time_ms") < 60_000
     fields = set(FaithfulnessResult.__dataclass_fields__)
-    fields -= {"error", "hallucination_rate", "self_knowledge_rate"}  # no reference answer
+    fields -= set(OPTIONAL_KEYS)  # no error, no reference answer, a context
     assert set(body) == fields | {"id"} and body["id"] == "swap-1"
     assert [c["verdict"] for c in body["claims"]] == ["no", "yes"]
     assert body["claims"][0]["evidence"] == {
@@ -143,6 +144,17 @@ def test_score_reply_is_the_cli_record_plus_decision(client, tmp_path):
     doc = json.loads(guide.split("```json", 1)[1].split("```", 1)[0])
     assert set(doc) == set(body) | {"decision", "time_ms"}
     assert [set(c) for c in doc["claims"]] == [set(c) for c in body["claims"]]
+
+
+def test_an_empty_context_is_blocked_whatever_the_policy(client):
+    """This server's policy (block on contradiction) passes an answer with nothing
+    contradicted, but not one checked against no text: the same gate as every door's."""
+    record = {"response": "The warranty lasts 36 months.", "context": ["  "]}
+    body = client.post("/v1/score", json=record, headers=AUTH).json()
+    assert body["decision"] == "block" and body["context_empty"] is True
+    assert body["lenient"] == 1.0  # nothing contradicted: the score alone would pass it
+    batch = client.post("/v1/score/batch", json={"records": [record, SWAP]}, headers=AUTH)
+    assert [r.get("context_empty", False) for r in batch.json()["results"]] == [True, False]
 
 
 def test_deepeval_and_ragas_names_and_a_passing_decision(client):
@@ -198,6 +210,23 @@ def test_batch_with_one_bad_record(client):
     assert (
         client.post("/v1/score/batch", json={"records": []}, headers=AUTH).json()["results"] == []
     )
+
+
+def test_the_claim_limit_is_the_services_and_a_422(client):
+    """A response of 13 claims, over --max-claims 12: a 422 naming the field and the flag
+    alone, its own error in a batch (the others are scored)."""
+    many = {"response": " ".join(f"Gauge {k} rose." for k in range(13)), "context": "x"}
+    r = client.post("/v1/score", json=many, headers=AUTH)
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == "response"
+    assert "13, over the limit of 12 (--max-claims)" in r.json()["error"]
+    twelve = {"response": " ".join(f"Gauge {k} rose." for k in range(12)), "context": "x"}
+    assert client.post("/v1/score", json=twelve, headers=AUTH).json()["n_claims"] == 12
+    r = client.post("/v1/score/batch", json={"records": [many, SWAP]}, headers=AUTH)
+    first, second = r.json()["results"]
+    assert r.status_code == 200 and first["decision"] is None
+    assert first["error"].startswith("RecordError: ") and "(max_claims)" in first["error"]
+    assert second["decision"] == "block" and "error" not in second
 
 
 def test_metrics_count_requests_batches_and_pairs(client):
@@ -557,6 +586,8 @@ def test_policy_and_settings():
     contra = Policy(block_on_contradiction=True)
     assert [contra.decide(r) for r in (half, supported, none)] == ["block", "pass", "pass"]
     assert Policy().decide(half) == "pass"
+    empty = FaithfulnessResult(1.0, 0.0, 0.0, 2, 0, 0, 2, "", context_empty=True)
+    assert [p.decide(empty) for p in (Policy(), strict, contra)] == ["block"] * 3
     from nli_faith.config import ScorerConfig
 
     scorer = ScorerConfig.guardrail(limits=Limits(max_documents=3), thresholds="t.json")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from nli_faith.results import output_record
+from nli_faith.rows import output_row
 from nli_faith.text.spans import find_spans, to_response
 
 
@@ -45,7 +45,7 @@ def test_supported_claims_have_no_spans_and_offsets_survive_markdown(bundled_sco
     wrong, right = r.claims
     assert right.verdict == "yes" and right.unsupported_spans == []
     assert [response[s.start : s.end] for s in wrong.unsupported_spans] == ["thirty-six months"]
-    out = json.loads(json.dumps(output_record(r)))
+    out = json.loads(json.dumps(output_row(r)))
     assert out["claims"][0]["unsupported_spans"][0]["text"] == "thirty-six months"
     assert out["claims"][1]["unsupported_spans"] == []
 
@@ -114,13 +114,13 @@ def test_to_response_maps_cleaned_claim_text_back():
 
 
 def test_the_judge_clears_spans_of_a_claim_it_supports():
-    from nli_faith.judge.merge import Outcome, apply_outcomes
+    from nli_faith.judge.merge import JudgeOutcome, apply_outcomes
     from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan
 
     span = UnsupportedSpan(0, 6, "It red", "unsupported", "It is blue.")
     c = ClaimVerdict("It red.", 0, 7, "idk", 0.4, 0.1, None, unsupported_spans=[span])
     r = FaithfulnessResult(1.0, 0.0, 0.4, 1, 0, 0, 1, "...", [c, c], n_uncertain=2)
-    m = apply_outcomes(r, {0: Outcome("yes", "fine"), 1: Outcome("no", "wrong")})
+    m = apply_outcomes(r, {0: JudgeOutcome("yes", "fine"), 1: JudgeOutcome("no", "wrong")})
     assert m.claims[0].unsupported_spans == []
     assert m.claims[1].unsupported_spans[0].kind == "contradicted"
 

@@ -1,7 +1,6 @@
 """`nli-faith train` end to end on a tiny slice: steps, checkpoint, resume, evaluate, reload."""
 
 import json
-import random
 
 import numpy as np
 import pytest
@@ -112,51 +111,6 @@ def test_bad_training_rows_name_file_and_line(tmp_path):
         read_nli_jsonl(path)
 
 
-def test_synthetic_contradictions_and_entailments():
-    from nli_faith.training.synthetic import change_number, generate, renotate_number
-
-    rng = random.Random(0)
-    changed, kind = change_number("The device is covered for twenty-four months.", rng)
-    assert changed != "The device is covered for twenty-four months." and kind == "number_words"
-    assert "twenty-four" not in changed
-    changed, kind = change_number("Revenue rose 3.5% in 2019.", rng)
-    assert changed != "Revenue rose 3.5% in 2019."
-    assert renotate_number("Delivery is free over $50.", rng) == (
-        "Delivery is free over fifty dollars."
-    )
-    premises = [
-        "Angela Merkel met Emmanuel Macron in Berlin on Monday to discuss trade.",
-        "The company, based in Toronto, hired 45 engineers last year.",
-        "Barack Obama visited Paris in 2015 for the climate summit.",
-        "The river flows north through three countries.",
-    ] * 3
-    a = generate(premises, seed=3)
-    b = generate(premises, seed=3)
-    assert a == b  # a seed gives the same set
-    kinds = {p.kind for p in a}
-    assert {"entity", "number_words"} & kinds
-    assert all(p.label in ("contradiction", "entailment") for p in a)
-    for p in a:
-        if p.label == "contradiction":
-            assert p.hypothesis not in p.premise
-
-
-def test_distractor_copies_keep_their_label():
-    from nli_faith.training.data import NLIExample
-    from nli_faith.training.synthetic import with_distractors
-
-    rows = [
-        NLIExample(f"Fact number {i} is about topic {i}.", f"Topic {i}.", i % 3, "lingnli_train")
-        for i in range(50)
-    ]
-    padded = with_distractors(rows, rate=1.0, seed=1)
-    assert len(padded) > 40
-    by_hyp = {r.hypothesis: r for r in rows}
-    for p in padded:
-        orig = by_hyp[p.hypothesis]
-        assert p.label == orig.label and orig.premise in p.premise and p.premise != orig.premise
-
-
 def test_a_hypothesis_longer_than_max_length_is_dropped_not_fatal(tmp_path, tiny_model_dir):
     from nli_faith.cli import main
 
@@ -196,7 +150,8 @@ def test_train_refuses_bad_files_and_options_with_a_clear_error(tmp_path, tiny_m
         (["--train", str(good), "--unlabelled", "5"], "--unlabelled must be used with a teacher"),
         (["--train", str(good), "--device", "gpu"], "[E104] device 'gpu'"),
         (["--train", str(good), "--max-length", "2048"], "[E119] --max-length 2048 is over"),
-        (["--train", str(good), "--distractor-rate", "5"], "--distractor-rate must be in [0, 1]"),
+        (["--train", str(good), "--synthetic"], "[E140] --synthetic makes training data"),
+        (["--train", str(good), "--multi-fact", "5"], "python -m research.train"),
         (["--train", str(good), "--max-steps", "0"], "--max-steps must be at least 1"),
         (["--train", str(good), "--epochs", "inf"], "--epochs must be above 0 and finite"),
         (["--train", str(good), "--seed", "-1"], "--seed must be in [0, 2**32)"),

@@ -1,4 +1,4 @@
-"""Issue 9's training data: multi-fact and structured generators, dev split, distillation."""
+"""Training data: the dev split and distillation (the generators: tests/research/)."""
 
 import json
 
@@ -18,76 +18,6 @@ def _rows(n=60):
         rows.append(NLIExample(p, f"Station {i} is near the sea.", 1, "toy"))
         rows.append(NLIExample(p, f"Station {i} saw weather.", 3 if i % 5 == 0 else 0, "bin"))
     return rows
-
-
-def test_conjunction_label_follows_its_parts():
-    import re
-
-    from nli_faith.training.multifact import conjunction_label, conjunction_pairs
-
-    rows = _rows()
-    pairs = conjunction_pairs(rows, n=300, seed=4)
-    assert len(pairs) == 300
-    assert pairs == conjunction_pairs(rows, n=300, seed=4)  # seeded
-    names = {0: "entailment", 1: "neutral", 2: "contradiction", 3: "not_entailment"}
-    for p in pairs:
-        clauses = re.split(r", (?:and )?", p.hypothesis.rstrip("."))
-        assert len(clauses) == int(p.kind[-1])
-        labels = []
-        for clause in clauses:  # each part: a row whose premise sits in the context
-            (label,) = {
-                r.label
-                for r in rows
-                if r.premise in p.premise and r.hypothesis.rstrip(".").lower() == clause.lower()
-            }
-            labels.append(label)
-        assert p.label == names[conjunction_label(labels)]
-        assert sum(lab != 0 for lab in labels) <= 1  # at most one part is not entailed
-    share = np.mean([p.label == "entailment" for p in pairs])
-    assert 0.25 < share < 0.55  # about positive_share; the rest has one bad part
-
-
-def test_a_conjunction_with_one_contradicted_part_is_a_contradiction():
-    from nli_faith.training.multifact import conjunction_label, join_claims
-
-    assert conjunction_label([0, 0, 0]) == 0
-    assert conjunction_label([0, 0, 2]) == 2
-    assert conjunction_label([1, 0]) == 1
-    assert conjunction_label([3, 0]) == 3
-    assert join_claims(["A dog runs.", "The cat sleeps.", "Rain falls."]) == (
-        "A dog runs, the cat sleeps, and Rain falls."
-    )
-
-
-def test_summary_pairs_come_with_a_gapped_negative():
-    from nli_faith.training.multifact import summary_pairs
-
-    pairs = summary_pairs(_rows(), n=40, seed=2)
-    assert len(pairs) == 40
-    for pos, neg in zip(pairs[::2], pairs[1::2]):
-        assert (pos.label, neg.label) == ("entailment", "neutral")
-        assert pos.hypothesis == neg.hypothesis
-        assert len(neg.premise) < len(pos.premise)
-        # the gapped premise lost exactly one fact's source sentence
-        dropped = [s for s in pos.premise.split(". ") if s not in neg.premise]
-        assert dropped
-
-
-def test_structured_pairs_restate_swap_or_miss_a_cell():
-    from nli_faith.training.structured import structured_pairs
-
-    pairs = structured_pairs(n=400, seed=9)
-    assert pairs == structured_pairs(n=400, seed=9)
-    kinds = {p.kind.split("_", 2)[1] for p in pairs}
-    assert kinds == {"json", "markdown", "kv", "csv"}
-    labels = {p.label for p in pairs}
-    assert labels == {"entailment", "contradiction", "neutral"}
-    for p in pairs:
-        year = p.hypothesis.rsplit(" in ", 1)[1].rstrip(".")
-        if p.label == "entailment":
-            assert year in p.premise
-        if p.kind.endswith("absent"):
-            assert p.label == "neutral"
 
 
 def test_dev_split_is_by_premise_and_seeded():
@@ -166,9 +96,8 @@ def test_unlabelled_pairs_have_no_gold_label():
 
 
 def test_distillation_end_to_end_on_a_tiny_slice(tmp_path, tiny_model_dir):
-    """A tiny student distilled from a tiny teacher, with a dev split, synthetic multi-fact
-    and structured rows and unlabelled pairs: the teacher's probabilities are saved and the
-    summary records the dev selection."""
+    """A tiny student distilled from a tiny teacher, with a dev split and unlabelled pairs:
+    the teacher's probabilities are saved and the summary records the dev selection."""
     from nli_faith.cli import main
     from nli_faith.training.distill import TeacherProbs
 
@@ -181,16 +110,14 @@ def test_distillation_end_to_end_on_a_tiny_slice(tmp_path, tiny_model_dir):
     out = tmp_path / "student"
     argv = [
         "train", "--base-model", str(tiny_model_dir), "--train", str(train), "-o", str(out),
-        "--teacher", str(tiny_model_dir), "--unlabelled", "20", "--multi-fact", "20",
-        "--structured", "20", "--dev-fraction", "0.2", "--batch-size", "16",
+        "--teacher", str(tiny_model_dir), "--unlabelled", "20",
+        "--dev-fraction", "0.2", "--batch-size", "16",
         "--max-steps", "6", "--save-steps", "3", "--logging-steps", "3", "--device", "cpu",
     ]  # fmt: skip
     assert main(argv) == 0
     summary = json.loads((out / "train_summary.json").read_text())
     assert summary["dev_rows"] > 0 and summary["best_dev_accuracy"] is not None
     by_file = summary["rows_by_file"]
-    assert by_file["synthetic multi-fact (conjunctions, summaries)"] == 20
-    assert by_file["synthetic structured (tables, JSON, key-value)"] == 20
     assert by_file["unlabelled pairs (teacher only)"] == 20
     assert by_file["rows without a teacher probability"] == 0
     table = TeacherProbs.load(out / "teacher_probs.npz")

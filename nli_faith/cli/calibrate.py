@@ -8,8 +8,8 @@ import sys
 
 from nli_faith.cli.options import (
     add_scorer_options,
+    config_from_args,
     limits_from_args,
-    scorer_from_args,
     told,
 )
 from nli_faith.errors import E_TARGET_AGREEMENT, E_TARGET_PRECISION, NliFaithError
@@ -128,7 +128,10 @@ def run(args: argparse.Namespace) -> int:
                 )
         check_input(args.input)
         check_paths({"input": args.input}, {"output": args.output})
-        scorer = scorer_from_args(args)
+        from nli_faith.scorer import FaithfulnessScorer
+
+        config = config_from_args(args)
+        scorer = FaithfulnessScorer.from_config(config)
     except (ValueError, OSError, NliFaithError) as err:
         return fail(err)
     scorer.early_exit = False  # calibration needs every pair to try every threshold
@@ -185,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         "prefilter": args.prefilter,
     }
     Thresholds(
-        model=ModelId.of(args.model, scorer.nli),
+        model=ModelId.of(config.model, scorer.nli),
         options=cal.options,
         decision=cal.decision,
         report=report,

@@ -57,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     from nli_faith.judge.client import OpenAIJudge
     from nli_faith.judge.io import line_items
     from nli_faith.judge.merge import (
+        JudgeOutcome,
         MergeError,
-        Outcome,
         apply_outcomes,
         decide_line,
         read_scored,
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         return fail(err)
-    per: dict[int, dict[int, Outcome]] = {}
+    per: dict[int, dict[int, JudgeOutcome]] = {}
     for (k, item), out in zip(items, outcomes):
         per.setdefault(k, {})[item.claim_index] = out
     out_lines = [

@@ -6,92 +6,108 @@ import argparse
 from typing import TYPE_CHECKING
 
 from nli_faith.errors import E_ONNX_FP32_TORCH, OptionError
+from nli_faith.presets import GUARDRAIL
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.config import ScorerConfig
 
 
-def add_scorer_options(p: argparse.ArgumentParser) -> None:
-    """Add the flags that configure a :class:`~nli_faith.scorer.FaithfulnessScorer`."""
-    p.add_argument("--model", default="default", help="registry name, local path or hub id")
-    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: auto)")
-    p.add_argument(
-        "--backend",
-        default=None,
-        choices=["torch", "onnx"],
-        help="default torch (onnx with --guardrail)",
-    )
-    p.add_argument(
-        "--onnx-fp32",
-        dest="onnx_quantize",
-        action="store_false",
-        help="with --backend onnx: the fp32 graph (same verdicts as torch fp32) instead of int8",
-    )
-    p.add_argument(
-        "--batch-size",
-        type=int,
-        default=None,
-        help="NLI pairs per forward pass (default 32; 1 with the int8 ONNX graph)",
-    )
-    p.add_argument(
-        "--label-map",
-        type=_label_map,
-        default=None,
-        metavar="NAME=INDEX,...",
-        help="which model output is which label, e.g. entailment=0,neutral=1,contradiction=2 "
-        "(or the same as a JSON object); default: the model's config",
-    )
-    p.add_argument("--granularity", default="sentence", choices=["sentence", "clause"])
-    p.add_argument("--entail-threshold", type=float, default=None)
-    p.add_argument("--contradict-threshold", type=float, default=None)
-    p.add_argument(
-        "--prefilter",
-        default=None,
-        choices=["lexical", "embedding"],
-        help="score each claim only against its likely chunks: 'lexical' (shared content "
-        "words, no model; for CPU guardrails) or 'embedding' (bi-encoder); default: all chunks",
-    )
-    p.add_argument(
-        "--prefilter-top-k",
-        type=int,
-        default=None,
-        help="with --prefilter: sentences kept per claim, besides those sharing a number "
-        "or a name with it (default 3; 2 with --guardrail)",
-    )
-    p.add_argument(
+#: Fields whose flags are made elsewhere: ``limits`` has one flag per limit
+#: (:func:`add_limit_options`), ``thresholds`` its own (:func:`add_thresholds_option`).
+_OWN_FLAGS = ("limits", "thresholds")
+
+
+def add_scorer_options(p: argparse.ArgumentParser, *, limits=None) -> None:
+    """Add the flags that configure a :class:`~nli_faith.scorer.FaithfulnessScorer`: one per
+    field of :class:`~nli_faith.config.ScorerConfig` (``--batch-size`` for ``batch_size``,
+    ``--composite/--no-composite`` for a flag), its help and default from the field, plus
+    ``--guardrail`` and the record limits (``limits``: their defaults, else ``Limits()``).
+
+    Every flag's default is ``None`` (not given), so that ``--guardrail``'s preset and then
+    the flags given make the configuration (:func:`config_from_args`).
+    """
+    import dataclasses
+
+    from nli_faith.config import ScorerConfig
+
+    g = p.add_argument_group("scorer", "the options of ScorerConfig, one flag each")
+    for f in dataclasses.fields(ScorerConfig):
+        if f.name not in _OWN_FLAGS:
+            _add_field_flag(g, f)
+    g.add_argument(
         "--guardrail",
         action="store_true",
-        help="CPU latency set-up: --backend onnx --prefilter lexical --prefilter-top-k 2 "
-        "--early-exit (options given explicitly still apply)",
+        help="CPU latency set-up: "
+        + " ".join(_as_flags(GUARDRAIL))
+        + " (options given explicitly still apply)",
     )
-    p.add_argument(
-        "--early-exit",
-        action="store_true",
-        default=None,
-        help="stop scoring a claim once one chunk supports it (same verdicts, less work)",
-    )
-    p.add_argument(
-        "--band-high",
-        type=float,
-        default=None,
-        help="confidence band: a claim is settled (not sent to a judge) when its best "
-        "entailment or contradiction reaches this (default 0.99)",
-    )
-    p.add_argument(
-        "--band-low",
-        type=float,
-        default=None,
-        help="confidence band: an idk is settled as not found when no chunk's entailment or "
-        "contradiction reaches this (default 0.3)",
-    )
-    p.add_argument(
-        "--no-composite",
-        dest="composite",
-        action="store_false",
-        help="do not score claims against composite premises (their best sentences from "
-        "all documents joined); fewer pairs, but support spread over documents is missed",
-    )
-    add_limit_options(p)
+    add_limit_options(p, limits)
+
+
+def _as_flags(options) -> list[str]:
+    """``{"backend": "onnx", "early_exit": True}`` as ``["--backend onnx", "--early-exit"]``."""
+    flags = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        flags.append(flag if value is True else f"{flag} {value}")
+    return flags
+
+
+def _help(f, default: object) -> str:
+    """A field's documentation as flag help (no reST markup), with its default."""
+    text = f.metadata["doc"].replace("``", "").replace("%", "%%").rstrip(".")
+    if default is not None and "default" not in text:
+        shown = (
+            {True: "on", False: "off"}.get(default, default)
+            if isinstance(default, bool)
+            else default
+        )
+        text += f" (default: {shown})"
+    return text + "."
+
+
+def _add_field_flag(g, f) -> None:
+    """The flag of one configuration field (its type read from the field's annotation)."""
+    flag = "--" + f.name.replace("_", "-")
+    kinds = str(f.type)
+    default = f.default
+    common = {"dest": f.name, "default": None, "help": _help(f, default)}
+    if kinds == "bool":
+        g.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
+        for alias in f.metadata.get("flags", ()):  # --onnx-fp32: --no-onnx-quantize
+            g.add_argument(
+                alias,
+                dest=f.name,
+                action="store_const",
+                const=not default,
+                default=None,
+                help=f"the same as {'--no-' if default else '--'}{flag[2:]}",
+            )
+        return
+    if f.name == "label_map":
+        kind = _label_map
+    elif kinds.startswith("int"):
+        kind = _optional_int if default is not None else int
+    elif kinds.startswith("float"):
+        kind = float
+    else:
+        kind = str
+    if "choices" in f.metadata:
+        common["choices"] = list(f.metadata["choices"])
+    else:
+        common["metavar"] = f.metadata.get("metavar")
+    g.add_argument(flag, type=kind, **common)
+
+
+#: ``--chunk-tokens none``: the value of an option whose default is a number but may be None.
+NONE = "none"
+
+
+def _optional_int(value: str) -> int | str:
+    """A whole number, or ``none`` (kept as :data:`NONE`, read as ``None``)."""
+    if value.strip().lower() == NONE:
+        return NONE
+    return int(value)
 
 
 def _label_map(value: str) -> dict[str, int]:
@@ -148,22 +164,24 @@ def _limit(value: str) -> int:
     return n
 
 
-def add_limit_options(p: argparse.ArgumentParser) -> None:
-    """Add the per-record resource limits (:class:`~nli_faith.records.Limits`); 0 = no limit."""
+def add_limit_options(p: argparse.ArgumentParser, limits=None) -> None:
+    """Add the per-record resource limits (:class:`~nli_faith.records.Limits`); 0 = no limit.
+    ``limits``: their defaults (``Limits()``, the library's, unless given)."""
     from nli_faith.records import Limits
 
-    defaults = Limits()
+    defaults = Limits() if limits is None else limits
     group = p.add_argument_group(
         "limits", "a record past a limit gets an error naming it; the others are scored"
     )
     for flag, name, what in LIMIT_FLAGS:
         default = getattr(defaults, name)
+        shown = "no limit" if default is None else f"{default:,}"
         group.add_argument(
             flag,
             type=_limit,
-            default=default,
+            default=0 if default is None else default,
             metavar="N",
-            help=f"most {what} (default {default:,}; 0: no limit)",
+            help=f"most {what} (default {shown}; 0: no limit)",
         )
 
 
@@ -218,14 +236,13 @@ def config_from_args(args: argparse.Namespace) -> ScorerConfig:
     from nli_faith.config import FIELDS, ScorerConfig
 
     given = {k: getattr(args, k) for k in FIELDS if getattr(args, k, None) is not None}
+    given = {k: None if v == NONE else v for k, v in given.items()}
     given["limits"] = limits_from_args(args)
-    if getattr(args, "guardrail", False):
-        config = ScorerConfig.guardrail(**given)
-    else:
-        config = ScorerConfig(**given)
-    if getattr(args, "onnx_quantize", True) is False and config.backend != "onnx":
-        raise OptionError(E_ONNX_FP32_TORCH.format(backend=config.backend))
-    return config
+    base = GUARDRAIL if getattr(args, "guardrail", False) else {}
+    backend = given.get("backend", base.get("backend", "torch"))
+    if given.get("onnx_quantize") is False and backend != "onnx":  # told as a flag
+        raise OptionError(E_ONNX_FP32_TORCH.format(backend=backend))
+    return ScorerConfig(**{**base, **given})
 
 
 def scorer_from_args(args: argparse.Namespace):
@@ -239,14 +256,18 @@ def scorer_from_args(args: argparse.Namespace):
 
 
 def add_thresholds_option(p: argparse.ArgumentParser) -> None:
-    """``--thresholds FILE``: thresholds saved by ``nli-faith calibrate`` (same --model)."""
+    """``--thresholds FILE``: the configuration's ``thresholds`` (same --model)."""
+    import dataclasses
+
+    from nli_faith.config import ScorerConfig
+
+    (f,) = [f for f in dataclasses.fields(ScorerConfig) if f.name == "thresholds"]
     p.add_argument(
         "--thresholds",
         default=None,
         metavar="FILE",
-        help="thresholds saved by `nli-faith calibrate` (for the same --model): its "
-        "entail/contradict thresholds, and a 'faithful' field per record from its gate; "
-        "--entail-threshold / --contradict-threshold given explicitly still apply",
+        help=_help(f, None)[:-1] + "; --entail-threshold / --contradict-threshold given "
+        "explicitly still apply.",
     )
 
 

@@ -142,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
         count_records,
         read_records,
         resume_point,
-        scored_row,
     )
+    from nli_faith.rows import scored_row
 
     try:
         check_n_process(args.n_process)

@@ -109,7 +109,8 @@ def _to_directory(args: argparse.Namespace, ray: Any, config: ScorerConfig) -> i
     Data's sinks (:func:`nli_faith.distributed.write_output`); the summary from its rows."""
     from nli_faith import distributed
     from nli_faith.cli.summary import RunningSummary
-    from nli_faith.io import is_parquet, json_row
+    from nli_faith.io import is_parquet
+    from nli_faith.rows import json_row
 
     scored = distributed.score_dataset(
         distributed.read_records(args.input),

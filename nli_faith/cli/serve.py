@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from dataclasses import asdict
 
-from nli_faith.cli.options import LIMIT_FLAGS, add_scorer_options, add_thresholds_option
-
-LIMIT_NAMES = {name for _, name, _ in LIMIT_FLAGS}
+from nli_faith.cli.options import add_scorer_options, add_thresholds_option
 
 _PROG = "nli-faith serve"
 
@@ -95,19 +92,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="put the request text in the log lines (default: ids, counts and timings only)",
     )
-    add_scorer_options(p)  # with the record limits (--max-response-chars ...)
+    add_scorer_options(p, limits=SERVE_LIMITS)  # the record limits, the service's defaults
     add_thresholds_option(p)
-    _serve_limit_defaults(p, SERVE_LIMITS)
-
-
-def _serve_limit_defaults(p: argparse.ArgumentParser, limits) -> None:
-    """The service's tighter defaults for the shared record-limit flags."""
-    for action in p._actions:
-        if action.dest in LIMIT_NAMES:
-            value = getattr(limits, action.dest)
-            action.default = value
-            if action.help:
-                action.help = re.sub(r"\(default [^;]*;", f"(serve default {value:,};", action.help)
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -143,14 +129,14 @@ def _check(args: argparse.Namespace) -> str | None:
 
 
 def settings_from_args(args: argparse.Namespace):
-    from nli_faith.cli.options import config_from_args, limits_from_args
+    from nli_faith.cli.options import config_from_args
     from nli_faith.serve.settings import Policy, ServeSettings
 
+    scorer = config_from_args(args)  # with the record limits of the flags
     return ServeSettings(
         host=args.host,
         port=args.port,
         workers=args.workers,
-        limits=limits_from_args(args),
         max_body_bytes=args.max_body_bytes,
         max_batch_records=args.max_batch_records,
         max_batch_pairs=args.max_batch_pairs,
@@ -160,7 +146,8 @@ def settings_from_args(args: argparse.Namespace):
         policy=Policy(args.block_below_strict, args.block_on_contradiction),
         api_key_file=args.api_key_file,
         log_text=args.log_text,
-        scorer=config_from_args(args),
+        scorer=scorer,
+        limits=scorer.limits,  # as the flags give them, the library's defaults too
     )
 
 
@@ -189,11 +176,8 @@ def run(args: argparse.Namespace) -> int:
     if not keys and not is_loopback(args.host):
         print(f"{_PROG}: error: " + E_SERVE_OPEN_HOST.format(host=args.host), file=sys.stderr)
         return 2
-    try:  # the scorer's options, checked before the server starts and the model loads
-        from nli_faith.engine.parts import check_options
-
+    try:  # the scorer's options (checked by ScorerConfig), before the model loads
         settings = settings_from_args(args)
-        check_options(settings.scorer)
         if settings.scorer.thresholds is not None:  # a bad file is told now, not per worker
             from nli_faith.scoring.thresholds import Thresholds
 

@@ -6,19 +6,43 @@ import argparse
 import sys
 
 from nli_faith.cli.options import told
-from nli_faith.errors import E_TRAIN_OPTION, OptionError
+from nli_faith.errors import E_TRAIN_FLAG_MOVED, E_TRAIN_OPTION, OptionError
+
+DESCRIPTION = (
+    "Fine-tune a 3-way NLI cross-encoder. Binary rows (entailment / not_entailment) "
+    "train P(entailment) against P(neutral)+P(contradiction). Re-running the same "
+    "command resumes from the last checkpoint in OUTPUT/checkpoints."
+)
+#: Flags that made training data; the synthesis moved to ``python -m research.train``.
+MOVED_FLAGS = (
+    "--synthetic",
+    "--synthetic-seed",
+    "--distractor-rate",
+    "--multi-fact",
+    "--structured",
+)
+
+
+class _Moved(argparse.Action):
+    """A flag that moved out of ``nli-faith train``: :func:`run` refuses it, saying where."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.moved_flag = option_string
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
         help="fine-tune an NLI cross-encoder on {premise, hypothesis, label} JSONL",
-        description=(
-            "Fine-tune a 3-way NLI cross-encoder. Binary rows (entailment / not_entailment) "
-            "train P(entailment) against P(neutral)+P(contradiction). Re-running the same "
-            "command resumes from the last checkpoint in OUTPUT/checkpoints."
-        ),
+        description=DESCRIPTION,
     )
+    add_arguments(p)
+    for flag in MOVED_FLAGS:
+        p.add_argument(flag, nargs="?", action=_Moved, help=argparse.SUPPRESS)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``nli-faith train`` (``python -m research.train`` adds its own)."""
     p.add_argument("--base-model", required=True, help="local path or hub id of the encoder")
     p.add_argument("--train", nargs="+", required=True, help="JSONL files or folders of them")
     p.add_argument("--eval", nargs="*", default=[], help="eval JSONL files or folders")
@@ -30,28 +54,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warmup-ratio", type=float, default=0.1)
     p.add_argument("--max-length", type=int, default=320)
     p.add_argument("--seed", type=int, default=42)
-    p.add_argument("--synthetic", action="store_true", help="add synthetic hard contradictions")
-    p.add_argument("--synthetic-seed", type=int, default=13)
-    p.add_argument(
-        "--distractor-rate",
-        type=float,
-        default=0.0,
-        help="share of rows that also get a copy whose premise has an unrelated sentence added",
-    )
-    p.add_argument(
-        "--multi-fact",
-        type=int,
-        default=0,
-        metavar="N",
-        help="add N synthetic multi-fact pairs (conjunctions of 2-3 hypotheses, summaries)",
-    )
-    p.add_argument(
-        "--structured",
-        type=int,
-        default=0,
-        metavar="N",
-        help="add N synthetic table / JSON / key-value pairs, linearised as the scorer reads them",
-    )
     p.add_argument(
         "--dev-fraction",
         type=float,
@@ -123,7 +125,6 @@ _CHECKS = (
     ("--batch-size", "batch_size", lambda v: v >= 1, "at least 1"),
     ("--learning-rate", "learning_rate", lambda v: 0 < v < 1, "above 0 and below 1"),
     ("--seed", "seed", lambda v: 0 <= v < 2**32, "in [0, 2**32)"),
-    ("--distractor-rate", "distractor_rate", lambda v: 0 <= v <= 1, "in [0, 1]"),
     ("--eval-limit", "eval_limit", lambda v: v >= 1, "at least 1"),
     ("--warmup-ratio", "warmup_ratio", lambda v: 0 <= v <= 1, "in [0, 1]"),
     ("--max-length", "max_length", lambda v: v >= 32, "at least 32"),
@@ -134,16 +135,16 @@ _CHECKS = (
     ("--distill-alpha", "distill_alpha", lambda v: 0 <= v <= 1, "in [0, 1]"),
     ("--time-budget", "time_budget", lambda v: 0 < v < 1e9, "above 0 and finite"),
     ("--freeze-layers", "freeze_layers", lambda v: v >= 0, "0 or more"),
-    ("--multi-fact", "multi_fact", lambda v: v >= 0, "0 or more"),
-    ("--structured", "structured", lambda v: v >= 0, "0 or more"),
     ("--unlabelled", "unlabelled", lambda v: v >= 0, "0 or more"),
     ("--early-stopping-patience", "early_stopping_patience", lambda v: v >= 0, "0 or more"),
 )
 
 
-def check_options(args: argparse.Namespace) -> None:
+def check_options(args: argparse.Namespace, checks=_CHECKS) -> None:
     """Raise ``ValueError`` naming the first option out of its range (before any work)."""
-    for flag, name, ok, expected in _CHECKS:
+    if getattr(args, "moved_flag", None):
+        raise OptionError(E_TRAIN_FLAG_MOVED.format(flag=args.moved_flag))
+    for flag, name, ok, expected in checks:
         value = getattr(args, name, None)
         if value is not None and not ok(value):
             raise OptionError(E_TRAIN_OPTION.format(flag=flag, expected=expected, value=value))
@@ -167,15 +168,17 @@ def check_options(args: argparse.Namespace) -> None:
         check_device(args.device)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, augment=None, prog: str = "nli-faith train", **cfg) -> int:
+    """Check the options, train (with ``augment``, see :func:`nli_faith.training.train.train`)
+    and print what was done; ``cfg`` overrides fields of the :class:`TrainConfig`."""
     from nli_faith.errors import NliFaithError
-    from nli_faith.training.train import TrainConfig, train
+    from nli_faith.training.train import train
 
     try:
         check_options(args)
-        summary = _train(args, TrainConfig, train)
+        summary = train(config_of(args, **cfg), augment)
     except (ValueError, OSError, NliFaithError) as err:
-        print(f"nli-faith train: error: {told(err)}", file=sys.stderr)
+        print(f"{prog}: error: {told(err)}", file=sys.stderr)
         return 2
     if summary.get("stopped_by_time_budget"):
         print(
@@ -192,8 +195,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _train(args: argparse.Namespace, TrainConfig, train) -> dict:  # noqa: N803
-    cfg = TrainConfig(
+def config_of(args: argparse.Namespace, **overrides):
+    """The :class:`~nli_faith.training.options.TrainConfig` the parsed options give."""
+    from nli_faith.training.options import TrainConfig
+
+    return TrainConfig(
         base_model=args.base_model,
         train_files=args.train,
         eval_files=args.eval,
@@ -205,17 +211,12 @@ def _train(args: argparse.Namespace, TrainConfig, train) -> dict:  # noqa: N803
         warmup_ratio=args.warmup_ratio,
         max_length=args.max_length,
         seed=args.seed,
-        synthetic=args.synthetic,
-        synthetic_seed=args.synthetic_seed,
-        distractor_rate=args.distractor_rate,
         save_steps=args.save_steps,
         logging_steps=args.logging_steps,
         eval_limit=args.eval_limit,
         save_fp16=args.save_fp16,
         device=args.device,
         num_workers=args.num_workers,
-        multi_fact=args.multi_fact,
-        structured=args.structured,
         dev_fraction=args.dev_fraction,
         dev_seed=args.dev_seed,
         early_stopping_patience=args.early_stopping_patience,
@@ -228,5 +229,5 @@ def _train(args: argparse.Namespace, TrainConfig, train) -> dict:  # noqa: N803
         bf16=args.bf16,
         freeze_embeddings=args.freeze_embeddings,
         freeze_layers=args.freeze_layers,
+        **overrides,
     )
-    return train(cfg)

@@ -16,12 +16,10 @@ from typing import Any
 
 import numpy as np
 
-import nli_faith.scoring.learned as learned_module
 from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import number_mask
 from nli_faith.errors import E_CONTEXT_EMPTY, E_EARLY_EXIT_THRESHOLD, OptionError
-from nli_faith.nli.labels import ENTAIL_IDX
 from nli_faith.results import (
     ClaimVerdict,
     Evidence,
@@ -31,20 +29,18 @@ from nli_faith.results import (
     UnsupportedSpan,
 )
 from nli_faith.rules import apply_rules, explain_abstentions
-from nli_faith.rules.conflicts import find_conflict
 from nli_faith.rules.numbers import quantity_mismatch
 from nli_faith.scoring.bands import BandThresholds, assign_bands, nearest_entailment
 from nli_faith.scoring.candidates import top_chunks
 from nli_faith.scoring.citations import citation_statuses, explain_citations, supporting_mask
 from nli_faith.scoring.composite import composite_masks, is_composite
-from nli_faith.scoring.learned import LearnedDecision, claim_features, describe, learned_for
 from nli_faith.scoring.reference import explain_reference, reference_label, reference_rates
 from nli_faith.scoring.scores import compute_scores, explain
-from nli_faith.scoring.verdicts import ClaimDecisions, decide
+from nli_faith.scoring.verdicts import decide
 from nli_faith.text.attribution import misattributed
-from nli_faith.text.chunking import Chunk, sentence_members
+from nli_faith.text.chunking import Chunk
 from nli_faith.text.claims import Claim
-from nli_faith.text.lexical import content_words, overlap_mask
+from nli_faith.text.lexical import overlap_mask
 from nli_faith.text.spans import find_spans, to_response
 
 
@@ -79,14 +75,6 @@ def aggregate(
     ruled = apply_rules(m.claims, m.chunks, d)
     d, kept = ruled.decisions, ruled.kept
     decided = list(ruled.set_aside) or [None] * len(m.claims)
-    # the decision learned from people (scoring.learned), when the model ships one
-    learned = learned_for(parts.nli)
-    if (learned is not None or learned_module.FEATURE_SINK is not None) and m.claims:
-        x = _features(m, d, support, decided)
-        if learned_module.FEATURE_SINK is not None:
-            learned_module.FEATURE_SINK.append(([m.claims[i].text for i in kept], x[kept]))
-        if learned is not None:
-            d = _learned(learned, m, d, x, ruled.notes, decided)
     cited = [c.cites for c in m.claims]
     statuses: list[str | None] = [None] * len(m.claims)
     if any(c is not None for c in cited):
@@ -168,70 +156,8 @@ def aggregate(
         n_misattributed=n_wrong,
         n_uncertain=int((bands[kept] == "uncertain").sum()),
         n_abstentions=len(m.claims) - len(kept),
+        context_empty=bool(kept) and not m.chunks,
     )
-
-
-def _features(
-    m: NLIMatrix, d: ClaimDecisions, support: np.ndarray | None, decided: list[str | None]
-) -> np.ndarray:
-    """The learned decision's features of every claim (:func:`claim_features`)."""
-    plain = [c.text for c in m.chunks if not c.parts]
-    context_words = frozenset().union(*(content_words(t) for t in plain))
-    allowed = m.mask if support is None else (m.mask & support)
-    ent = np.where(allowed, m.probs[..., ENTAIL_IDX], -1.0) if m.chunks else None
-    composite = is_composite(m.chunks) if m.chunks else None
-    sentence = (
-        np.array(
-            [
-                mem == [j] and not c.parts
-                for j, (mem, c) in enumerate(zip(sentence_members(m.chunks), m.chunks))
-            ]
-        )  # fmt: skip
-        if m.chunks
-        else None
-    )
-    rows = []
-    for i, claim in enumerate(m.claims):
-        v = str(d.verdicts[i])
-        j = int(d.evidence_chunk[i])
-        ev = m.chunks[j].text if j >= 0 and m.chunks else None
-        rows.append(
-            claim_features(
-                claim.text,
-                verdict=v,
-                p_entail=float(d.p_entail[i]),
-                p_contradict=float(d.p_contradict[i]),
-                evidence=ev,
-                context_words=context_words,
-                conflict=v == "no" and ev is not None and find_conflict(claim.text, ev) is not None,
-                unexplained=decided[i] is not None,
-                entail=None if ent is None else ent[i],
-                sentence=sentence,
-                composite=composite,
-            )
-        )
-    return np.array(rows)
-
-
-def _learned(
-    learned: LearnedDecision,
-    m: NLIMatrix,
-    d: ClaimDecisions,
-    x: np.ndarray,
-    notes: list[str | None],
-    decided: list[str | None],
-) -> ClaimDecisions:
-    """``d`` with the learned decision's verdicts for features ``x``, except where a rule
-    decided (``notes``); ``decided`` (the decision notes) says where it changed one."""
-    before = [str(v) for v in d.verdicts]
-    after, p = learned.verdicts(x, before)
-    verdicts = np.array(d.verdicts, dtype=object)
-    for i, (b, a) in enumerate(zip(before, after)):
-        if a != b and m.claims[i].kind is None and not notes[i]:  # rules keep theirs
-            verdicts[i] = a
-            said = describe(learned, float(p[i]), b)
-            decided[i] = f"{decided[i]}; {said}" if decided[i] else said
-    return dataclasses.replace(d, verdicts=verdicts)
 
 
 def _masks(

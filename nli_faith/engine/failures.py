@@ -6,7 +6,7 @@ error result (:func:`error_result`) whose text (:func:`describe`) names the exce
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nli_faith.errors import E_RECORD_FAILED, NliFaithError
 from nli_faith.results import FaithfulnessResult
@@ -41,12 +41,18 @@ def error_result(message: str) -> FaithfulnessResult:
 @dataclass(frozen=True)
 class Failed:
     """A record that could not be planned: its error text (``"<Type>: message"``), the
-    bare message, and whether the input is at fault (a library error) or the scorer."""
+    bare message, whether the input is at fault (a library error) or the scorer, and the
+    exception itself where it was raised in this process (a planning worker sends the
+    rest, not the exception: it may not survive pickling)."""
 
     error: str
     message: str
     input_error: bool = True
+    exception: BaseException | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, err: BaseException) -> Failed:
-        return cls(describe(err), str(err), isinstance(err, NliFaithError))
+        return cls(describe(err), str(err), isinstance(err, NliFaithError), err)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.error, self.message, self.input_error))

@@ -5,6 +5,9 @@ process plans ~100-200 records/s; with ``n_process`` worker processes plan the r
 of a batch while the parent keeps the model. The workers are forked from the parent, so
 they share its planning function and the loaded parts it holds (tokenizer, splitter,
 pre-filter) without pickling them; the plans they return are plain dataclasses and arrays.
+A pool plans with the parts and settings of the moment it was forked: when they have
+changed since, the runner retires it (its workers finish the work they hold, then exit)
+and forks a new one (``Runner._pool``).
 Where ``fork`` is not available the planning stays in the calling process.
 """
 
@@ -97,6 +100,11 @@ class PlanPool:
         """Start planning ``records``; the returned object's ``get()`` waits for the plans."""
         chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
         return self._pool.map_async(_plan_one, records, chunksize=chunksize)
+
+    def retire(self) -> None:
+        """Take no more work: the workers finish what they were given (a stream's block
+        planned ahead) and exit. :meth:`close` still stops and joins them."""
+        self._pool.close()
 
     def close(self) -> None:
         """Stop the workers (call it from the thread that uses the pool)."""

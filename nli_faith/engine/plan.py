@@ -20,7 +20,7 @@ import numpy as np
 from nli_faith.engine.failures import Failed
 from nli_faith.engine.parts import Parts
 from nli_faith.errors import E_LONG_CLAIMS, RecordError
-from nli_faith.records import as_context, parse_record
+from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.rules import rule_rows
 from nli_faith.rules.numbers import number_support_mask
 from nli_faith.scoring.composite import plan_composites
@@ -95,13 +95,19 @@ def number_mask(claims: Sequence[Claim], chunks: Sequence[Chunk]) -> np.ndarray:
 
 
 def split_claims(
-    parts: Parts, response: str, *, record: str = "the record", question: str | None = None
+    parts: Parts,
+    response: str,
+    *,
+    record: str = "the record",
+    limits: Limits | None = None,
+    question: str | None = None,
 ) -> list[Claim]:
     """The response's claims, each short enough to sit beside a chunk in the model.
 
     A longer claim is split at clause, comma or word boundaries (one warning naming
-    ``record``); more claims than ``limits.max_claims`` is a
-    :class:`~nli_faith.errors.RecordError`.
+    ``record``); more claims than ``limits.max_claims`` (default: the scorer's limits) is
+    a :class:`~nli_faith.errors.RecordError`. This is the one place the claim limit is
+    checked.
     """
     if (whole := answer_claim(response, question)) is not None:
         return [whole]
@@ -119,7 +125,7 @@ def split_claims(
                 record=record, n_split=fitted.n_split, max_tokens=limit, n_pieces=fitted.n_pieces
             )
         )
-    parts.limits.check_claims(len(fitted.claims))
+    (parts.limits if limits is None else limits).check_claims(len(fitted.claims))
     claims = [replace(c, raw=response[c.start : c.end]) for c in fitted.claims]
     return with_question(cited(response, claims), question)
 
@@ -189,10 +195,12 @@ def plan_response(
     context: str | Sequence[str],
     *,
     record: str = "the record",
+    limits: Limits | None = None,
     question: str | None = None,
 ) -> Plan:
-    """The plan of one response against its context (read with its question, if any)."""
-    claims = split_claims(parts, response, record=record, question=question)
+    """The plan of one response against its context (``limits``: see :func:`split_claims`),
+    read with its question, if any."""
+    claims = split_claims(parts, response, record=record, limits=limits, question=question)
     return plan_claims(parts, claims, context)
 
 
@@ -231,8 +239,27 @@ def plan_record(parts: Parts, item: tuple[Any, str]) -> Planned | Failed:
     if isinstance(rec, RecordError):
         return Failed.of(rec)
     try:
-        r = parse_record(rec, limits=parts.limits)
-        planned = plan_response(parts, r.response, r.context, record=name, question=r.question)
-        return Planned(planned, r.reference)
+        parsed = parse_record(rec, limits=parts.limits)
     except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
         return Failed.of(err)
+    return plan_parsed(parts, (parsed, name))
+
+
+def plan_parsed(
+    parts: Parts, item: tuple[Record | RecordError, str], *, limits: Limits | None = None
+) -> Planned | Failed:
+    """One ``(record, name)`` whose record :func:`~nli_faith.records.parse_record` has
+    already checked (it is not parsed again), or the ``RecordError`` that parsing it
+    raised: its plan, or why it cannot be scored. The claims are held to ``limits``
+    (default: the scorer's), as the record's other fields were when it was parsed.
+    """
+    rec, name = item
+    if isinstance(rec, RecordError):
+        return Failed.of(rec)
+    try:
+        plan = plan_response(
+            parts, rec.response, rec.context, record=name, limits=limits, question=rec.question
+        )
+    except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+        return Failed.of(err)
+    return Planned(plan, rec.reference)

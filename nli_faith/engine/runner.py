@@ -2,12 +2,13 @@
 
 Every way in goes through :class:`Runner`: ``FaithfulnessScorer.score`` (one record),
 ``score_batch`` (one block), ``score_stream`` (blocks of ``block_size``, the next block
-planned while this one is scored), the server's micro-batcher (records of many requests
-planned one by one, then run as one block) and the shells built on those. So a record's
-result is the same through each: the same limits, the same failure isolation (a record
-that cannot be parsed, planned or scored gets an error result and the others are scored
-as they would be alone) and the same reference pass (records with a reference answer get
-their unsupported claims labelled, all of a block's in one model pass).
+planned while this one is scored), the server's micro-batcher (records of many requests,
+each parsed once by the server, planned one by one with :meth:`Runner.plan_parsed`, then
+run as one block) and the shells built on those. So a record's result is the same through
+each: the same limits, the same failure isolation (a record that cannot be parsed, planned
+or scored gets an error :class:`Outcome` and the others are scored as they would be alone)
+and the same reference pass (records with a reference answer get their unsupported claims
+labelled, all of a block's in one model pass).
 
 Planning can run in forked worker processes (``n_process``; :mod:`.parallel`).
 """
@@ -31,9 +32,15 @@ from nli_faith.engine.failures import Failed, describe, error_result
 from nli_faith.engine.infer import fill_isolated
 from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
-from nli_faith.engine.plan import Planned, plan_claims, plan_record, plan_response
-from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS, OptionError
-from nli_faith.records import Record, is_whole
+from nli_faith.engine.plan import (
+    Planned,
+    plan_claims,
+    plan_parsed,
+    plan_record,
+    plan_response,
+)
+from nli_faith.errors import E_BLOCK_SIZE, E_LABELS_LENGTH, E_N_PROCESS, OptionError, RecordError
+from nli_faith.records import Limits, Record, is_whole
 from nli_faith.results import FaithfulnessResult
 
 
@@ -53,6 +60,22 @@ class Outcome:
         return self.failure is not None and not self.failure.input_error
 
 
+#: Settings that only the model pass and the decision read, never planning (which is what
+#: the workers do): changing one forks no new workers. Any other field of ``Parts`` does.
+_NOT_PLANNING = frozenset(
+    {"entail_threshold", "contradict_threshold", "bands", "number_check",
+     "contradiction_overlap", "early_exit"}
+)  # fmt: skip
+
+
+def _planning(parts: Parts) -> tuple:
+    """What planning reads of ``parts``: the loaded objects (compared by identity) and the
+    values of the planning settings."""
+    return tuple(
+        getattr(parts, f.name) for f in dataclasses.fields(parts) if f.name not in _NOT_PLANNING
+    )
+
+
 @dataclass(frozen=True)
 class _Done:
     """A result already computed, with the ``get()`` of an asynchronous one."""
@@ -69,12 +92,23 @@ class Runner:
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
         self._pools: dict[int, PlanPool] = {}
+        self._forked_with: dict[int, tuple] = {}
+        self._retired: list[PlanPool] = []
 
     # -- planning ---------------------------------------------------------------------
 
     def plan(self, item: tuple[Any, str]) -> Planned | Failed:
         """One ``(record, name)``'s plan, or why it cannot be scored."""
         return plan_record(self.parts, item)
+
+    def plan_parsed(
+        self, item: tuple[Record | RecordError, str], *, limits: Limits | None = None
+    ) -> Planned | Failed:
+        """One ``(record, name)`` that ``parse_record`` has already checked (or the
+        ``RecordError`` it raised, which becomes the record's failure): its plan, or why it
+        cannot be scored. The claims are held to ``limits`` (default: the scorer's); the
+        server passes the limits it parsed the record with."""
+        return plan_parsed(self.parts, item, limits=limits)
 
     def _plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
         n_process = check_n_process(n_process)
@@ -84,18 +118,33 @@ class Runner:
         return [self.plan(item) for item in items] if pool is None else pool.plan(items)
 
     def _pool(self, n_process: int) -> PlanPool | None:
-        """The forked planning workers for ``n_process`` (kept), or None for in-process."""
+        """The forked planning workers for ``n_process`` (kept), or None for in-process.
+
+        Workers hold the parts and settings of the moment they were forked; when any of
+        them has changed since (``scorer.chunk_tokens = 64``, a swapped model), the old
+        workers are retired (they finish what a stream gave them, then exit) and new ones
+        forked, so that they plan as this process would.
+        """
         n_process = check_n_process(n_process)
         if n_process == 1 or not fork_available():
             return None
-        if n_process not in self._pools:
-            self._pools[n_process] = PlanPool(partial(plan_record, self.parts), n_process)
-        return self._pools[n_process]
+        kept = self._pools.get(n_process)
+        if kept is not None and self._forked_with[n_process] != _planning(self.parts):
+            kept.retire()
+            self._retired.append(kept)
+            kept = None
+        if kept is None:
+            kept = self._pools[n_process] = PlanPool(partial(plan_record, self.parts), n_process)
+            self._forked_with[n_process] = _planning(self.parts)  # what the workers hold
+        return kept
 
     def close(self) -> None:
         """Stop the planning worker processes (if any were started)."""
         while self._pools:
             self._pools.popitem()[1].close()
+        while self._retired:
+            self._retired.pop().close()
+        self._forked_with.clear()
 
     # -- scoring ------------------------------------------------------------------------
 
@@ -104,7 +153,7 @@ class Runner:
         that only the records that fail get an error. Records with a reference answer
         then get :meth:`check_reference`."""
         out: dict[int, Outcome] = {
-            k: Outcome(error_result(p.error), failure=p)
+            k: Outcome(error_result(p.error), failure=p, exception=p.exception)
             for k, p in enumerate(planned)
             if isinstance(p, Failed)
         }
@@ -118,7 +167,7 @@ class Runner:
             except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
                 text = describe(err)
                 out[k] = Outcome(
-                    error_result(text), failure=Failed(text, str(err), False), exception=err
+                    error_result(text), failure=Failed(text, str(err), False, err), exception=err
                 )
         outcomes = [out[k] for k in range(len(planned))]
         refs = [p.reference if isinstance(p, Planned) else None for p in planned]
@@ -163,14 +212,16 @@ class Runner:
         labels: Iterable[str] | None = None,
     ) -> Iterator[FaithfulnessResult]:
         """Results of ``records`` in order, ``block_size`` records per model pass; with
-        workers, the next block is planned while this one is scored."""
+        workers, the next block is planned while this one is scored. A setting changed
+        while the stream runs applies from the next block planned, with workers or not."""
         if not is_whole(block_size):
             raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
+        check_n_process(n_process)
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
-        pool = self._pool(n_process)
 
         def plan(block: list) -> Any:
+            pool = self._pool(n_process)  # new workers if a setting changed
             if pool is not None:
                 return pool.plan_async(block)
             return _Done([self.plan(item) for item in block])

@@ -24,11 +24,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nli_faith.engine import decide, infer, plan
+from nli_faith.engine.failures import Failed
 from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
-from nli_faith.engine.plan import Plan
+from nli_faith.engine.plan import Plan, Planned
 from nli_faith.engine.runner import Runner
-from nli_faith.records import Record, parse_record
+from nli_faith.records import Record
 from nli_faith.results import FaithfulnessResult
 from nli_faith.text.chunking import Chunk
 from nli_faith.text.claims import Claim
@@ -42,23 +43,28 @@ class Stages:
         self.parts = parts
         self._runner = runner
 
-    def claims(self, response: str, *, record: str = "the record") -> list[Claim]:
+    def claims(
+        self, response: str, *, record: str = "the record", question: str | None = None
+    ) -> list[Claim]:
         """The response's claims, each short enough to sit beside a chunk in the model.
 
         A longer claim is split at clause, comma or word boundaries (one warning naming
         ``record``); more claims than ``limits.max_claims`` is a
-        :class:`~nli_faith.errors.RecordError`.
+        :class:`~nli_faith.errors.RecordError`. With a ``question``, a short answer ("3
+        years") is one claim read with it, as ``score()`` reads it.
         """
-        return plan.split_claims(self.parts, response, record=record)
+        return plan.split_claims(self.parts, response, record=record, question=question)
 
     def chunks(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
         """The context's chunks, each fitting in the model beside the longest of ``claims``."""
         return plan.chunk(self.parts, context, claims)
 
-    def plan(self, response: str, context: str | Sequence[str]) -> Plan:
-        """Split ``response`` into claims and ``context`` into chunks, and pick the pairs
-        to score; no model call."""
-        return plan.plan_response(self.parts, response, context)
+    def plan(
+        self, response: str, context: str | Sequence[str], *, question: str | None = None
+    ) -> Plan:
+        """Split ``response`` into claims (read with ``question``, as :meth:`claims` says)
+        and ``context`` into chunks, and pick the pairs to score; no model call."""
+        return plan.plan_response(self.parts, response, context, question=question)
 
     def matrices(self, plans: Sequence[Plan], *, progress: bool = False) -> list[NLIMatrix]:
         """The NLI matrix of each plan, the pairs of all of them in one model pass (as
@@ -74,17 +80,17 @@ class Stages:
         """The NLI matrices of many records in one model pass (what ``score_batch``
         aggregates); a record that cannot be parsed, planned or scored gets its exception
         in its place, and the others are scored as they would be alone."""
-        plans: dict[int, Plan] = {}
-        out: dict[int, NLIMatrix | Exception] = {}
-        for k, rec in enumerate(records):
-            try:
-                r = parse_record(rec, limits=self.parts.limits)
-                plans[k] = plan.plan_response(
-                    self.parts, r.response, r.context, record=f"record {k}"
-                )
-            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
-                out[k] = err
-        out.update(zip(plans, infer.fill_isolated(self.parts, list(plans.values()), progress)))
+        planned = [
+            plan.plan_record(self.parts, (rec, f"record {k}")) for k, rec in enumerate(records)
+        ]
+        out: dict[int, NLIMatrix | Exception] = {
+            k: p.exception or RuntimeError(p.error)  # planned here: the exception is kept
+            for k, p in enumerate(planned)
+            if isinstance(p, Failed)
+        }
+        keys = [k for k, p in enumerate(planned) if isinstance(p, Planned)]
+        plans = [planned[k].plan for k in keys]
+        out.update(zip(keys, infer.fill_isolated(self.parts, plans, progress)))
         return [out[k] for k in range(len(records))]
 
     def aggregate(

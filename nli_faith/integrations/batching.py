@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from nli_faith.errors import (
     E_EXTRA_MISSING,
+    E_INTEGRATION_LLM_MODEL,
     E_SCORER_AND_OPTIONS,
     MissingDependencyError,
     OptionError,
@@ -51,6 +52,25 @@ def import_optional(package: str, *, extra: str, what: str) -> Any:
         raise MissingDependencyError(
             E_EXTRA_MISSING.format(what=what, package=package, extra=extra, error=err)
         ) from err
+
+
+def refuse_llm_options(
+    options: Mapping[str, Any], names: Sequence[str], *, metric: str, library: str
+) -> None:
+    """A ``TypeError`` naming the first of ``names`` (the framework's LLM judge keywords:
+    ``model``, ``llm``...) given in ``options``: this metric uses no LLM.
+
+    Example:
+        >>> refuse_llm_options({"llm": "gpt-4o"}, ("model", "llm"), metric="M", library="L")
+        Traceback (most recent call last):
+        ...
+        TypeError: M uses no LLM, so it takes no 'llm' (for the LLM judge of L). Pass \
+nli_model= for the NLI model (a registry name, local path or hub id), or scorer= for a ready \
+FaithfulnessScorer.
+    """
+    given = next((name for name in names if name in options), None)
+    if given is not None:
+        raise TypeError(E_INTEGRATION_LLM_MODEL.format(metric=metric, name=given, library=library))
 
 
 def resolve_scorer(

@@ -27,8 +27,14 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from nli_faith.errors import E_INTEGRATION_LLM_MODEL, RecordError
-from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
+from nli_faith.errors import RecordError
+from nli_faith.integrations.batching import (
+    batcher_for,
+    import_optional,
+    refuse_llm_options,
+    resolve_scorer,
+)
+from nli_faith.scoring.gate import Ruling, gate
 
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
 
@@ -64,6 +70,10 @@ class NLIFaithfulnessMetric(BaseMetric):
             (only supported claims count).
         empty_score: score of an answer with no verifiable claims; 1.0 as DeepEval (its
             reason says so); ``None`` leaves the score unset, so the test case fails.
+
+    An empty ``retrieval_context`` (no document, or only empty or blank ones) scores 0.0
+    and fails, whatever the formula and the threshold: nothing was checked (the reason
+    says so). Pass and fail are the one gate's (:func:`nli_faith.scoring.gate.gate`).
         scorer: a ready :class:`~nli_faith.scorer.FaithfulnessScorer` (then no other
             scorer option).
         nli_model: the NLI model (``model=`` is DeepEval's LLM judge, which this metric
@@ -101,10 +111,9 @@ class NLIFaithfulnessMetric(BaseMetric):
         config: ScorerConfig | None = None,
         **scorer_options: Any,
     ) -> None:
-        if "model" in scorer_options:
-            raise TypeError(
-                E_INTEGRATION_LLM_MODEL.format(metric="NLIFaithfulnessMetric", library="DeepEval")
-            )
+        refuse_llm_options(
+            scorer_options, ("model", "llm"), metric="NLIFaithfulnessMetric", library="DeepEval"
+        )
         self.threshold = 1 if strict_mode else threshold
         self.include_reason = include_reason
         self.async_mode = async_mode
@@ -145,10 +154,11 @@ class NLIFaithfulnessMetric(BaseMetric):
             return self.score
 
     def is_successful(self) -> bool:
-        if self.error is not None or self.score is None:
+        if self.error is not None or self.score is None or self.result is None:
             self.success = False
-        else:
-            self.success = self.score >= self.threshold
+        else:  # the one gate; an answer with no claim is scored empty_score
+            passed = self._gate(self.result).passed
+            self.success = self.score >= self.threshold if passed is None else passed
         return self.success
 
     @property
@@ -168,7 +178,9 @@ class NLIFaithfulnessMetric(BaseMetric):
         self.claims = [c.claim for c in result.claims]
         self.verdicts = list(result.claims)
         self.score_breakdown = _breakdown(result)
-        if result.n_claims == 0:
+        if self._gate(result).why == "no_context":  # whatever the formula: nothing checked
+            self.score = 0.0
+        elif result.n_claims == 0:
             self.score = self.empty_score
         else:
             score = result.strict if self.penalize_ambiguous_claims else result.lenient
@@ -185,7 +197,15 @@ class NLIFaithfulnessMetric(BaseMetric):
             ],
         )
 
+    def _gate(self, result: FaithfulnessResult) -> Ruling:
+        """The one gate's ruling on ``result`` with this metric's formula and threshold."""
+        formula = "strict" if self.penalize_ambiguous_claims else "lenient"
+        return gate(result, score=formula, min_score=self.threshold)
+
     def _reason(self, result: FaithfulnessResult) -> str:
+        ruling = self._gate(result)
+        if ruling.why == "no_context":
+            return f"The score is 0.00: {ruling.reason} {result.reason}"
         if result.n_claims == 0:
             if self.empty_score is None:
                 return f"{result.reason} The score is left unset (empty_score=None)."

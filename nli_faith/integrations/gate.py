@@ -1,5 +1,7 @@
-"""What the guardrail drop-ins share: pass or fail, the words to blame, the answer
-without its unsupported claims. Pure functions over a result; no framework imported.
+"""What the guardrail drop-ins share: the rule they pass or fail an answer by (the one
+gate, :func:`nli_faith.scoring.gate.gate`, with their ``threshold`` and ``score_type``),
+the words to blame, the answer without its unsupported claims. Pure functions over a
+result; no framework imported.
 
 Example:
     >>> from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan
@@ -8,7 +10,7 @@ Example:
     ...     ClaimVerdict("Paris is in France.", 0, 19, "yes", 0.9, 0.0, None),
     ...     ClaimVerdict("The warranty lasts thirty-six months.", 20, 57, "no", 0.0, 0.9, None,
     ...                  unsupported_spans=[bad])])
-    >>> passing(r, score_type="strict", threshold=1.0)
+    >>> ruling(r, score_type="strict", threshold=1.0).passed
     False
     >>> without_unsupported("Paris is in France. The warranty lasts thirty-six months.", r)
     'Paris is in France.'
@@ -21,37 +23,29 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from nli_faith.errors import E_SCORE_TYPE, OptionError
+from nli_faith.scoring.gate import Ruling, gate
 
 if TYPE_CHECKING:  # pragma: no cover
     from nli_faith.results import FaithfulnessResult
     from nli_faith.scorer import FaithfulnessScorer
 
-#: The scores a gate can compare with its threshold.
-SCORE_TYPES = ("strict", "lenient", "soft")
 
-
-def check_score_type(score_type: str) -> str:
-    if score_type not in SCORE_TYPES:
-        raise OptionError(E_SCORE_TYPE.format(allowed=list(SCORE_TYPES), score=score_type))
-    return score_type
-
-
-def passing(
+def ruling(
     result: FaithfulnessResult,
     *,
     score_type: str,
     threshold: float | None,
     scorer: FaithfulnessScorer | None = None,
-) -> bool | None:
-    """Does the answer pass: its ``score_type`` score reaches ``threshold``; with no
-    threshold, the scorer's calibrated decision (``nli-faith calibrate``), if it has one.
-    None for an answer with no verifiable claim, or with neither rule."""
+) -> Ruling:
+    """The one gate's ruling on an answer: its ``score_type`` score must reach
+    ``threshold``; with no threshold, the scorer's calibrated decision (``nli-faith
+    calibrate``), if it has one. Never passed with an empty context; not decided
+    (``passed=None``) for an answer with no verifiable claim, or with neither rule."""
     if threshold is None:
         th = None if scorer is None else scorer.thresholds
-        return None if th is None else th.decision.passes(result)
-    value = getattr(result, score_type)
-    return None if value is None else value >= threshold
+        if th is not None:
+            return th.decision.ruling(result)
+    return gate(result, score=score_type, min_score=threshold)
 
 
 def blamed(result: FaithfulnessResult) -> list[str]:

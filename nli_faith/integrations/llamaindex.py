@@ -13,7 +13,9 @@ Needs ``pip install "nli-faith[llamaindex]"``.
 supported, as ``FaithfulnessEvaluator`` asks of the whole answer). ``feedback`` is the
 scorer's reason, then the words to blame in each claim that is not supported, with the
 evidence they were compared with. An answer with no verifiable claim is an invalid result
-(``invalid_result=True``, no score), as is a record that cannot be scored.
+(``invalid_result=True``, no score), as is a record that cannot be scored. An answer
+checked against empty contexts (no document holds any text) scores 0.0 and does not
+pass, whatever ``score_type`` and ``threshold``: nothing was checked.
 
 Example:
     >>> from nli_faith.integrations.llamaindex import NLIFaithfulnessEvaluator
@@ -31,9 +33,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from nli_faith.errors import E_INTEGRATION_LLM_MODEL
-from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
-from nli_faith.integrations.gate import blamed, check_score_type, passing, renamed_fields
+from nli_faith.integrations.batching import (
+    batcher_for,
+    import_optional,
+    refuse_llm_options,
+    resolve_scorer,
+)
+from nli_faith.integrations.gate import blamed, renamed_fields, ruling
+from nli_faith.scoring.gate import check_score
 
 import_optional("llama_index.core", extra="llamaindex", what="nli_faith.integrations.llamaindex")
 
@@ -75,14 +82,14 @@ class NLIFaithfulnessEvaluator(BaseEvaluator):
         nli_model: str = "default",
         **scorer_options: Any,
     ) -> None:
-        if "llm" in scorer_options or "model" in scorer_options:
-            raise TypeError(
-                E_INTEGRATION_LLM_MODEL.format(
-                    metric="NLIFaithfulnessEvaluator", library="LlamaIndex"
-                )
-            )
+        refuse_llm_options(
+            scorer_options,
+            ("llm", "model"),
+            metric="NLIFaithfulnessEvaluator",
+            library="LlamaIndex",
+        )
         self.threshold = threshold
-        self.score_type = check_score_type(score_type)
+        self.score_type = check_score(score_type)
         self.raise_error = raise_error
         self.scorer = resolve_scorer(scorer, nli_model, scorer_options)
         self._batcher = batcher_for(self.scorer)
@@ -130,18 +137,25 @@ class NLIFaithfulnessEvaluator(BaseEvaluator):
             response=record["response"],
             contexts=record["context"],
         )
-        if result.n_claims == 0:
+        ruled = ruling(
+            result, score_type=self.score_type, threshold=self.threshold, scorer=self.scorer
+        )
+        if ruled.why == "no_context":  # whatever the score: nothing was checked
+            out.score, out.passing = 0.0, False
+            out.feedback = f"The response does not pass: {ruled.reason} {result.reason}"
+        elif result.n_claims == 0:
             out.invalid_result = True
             out.invalid_reason = result.reason
             out.feedback = result.reason
             return out
-        out.score = getattr(result, self.score_type)
-        out.passing = passing(
-            result, score_type=self.score_type, threshold=self.threshold, scorer=self.scorer
-        )
-        out.feedback = "\n".join([result.reason, *blamed(result)])
+        else:
+            out.score = getattr(result, self.score_type)
+            out.passing = ruled.passed
+            out.feedback = "\n".join([result.reason, *blamed(result)])
         if self.raise_error and out.passing is False:
-            raise ValueError(f"The response is not faithful to the contexts: {result.reason}")
+            raise ValueError(
+                f"The response is not faithful to the contexts: {ruled.reason} {result.reason}"
+            )
         return out
 
 

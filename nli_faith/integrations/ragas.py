@@ -5,7 +5,9 @@
 LLM and no embeddings configured. It reports the strict score (RAGAS's own faithfulness
 is "supported claims / claims") under the name ``nli_faithfulness``; ``score_type``
 selects ``lenient``, ``soft``, or, with a ``reference`` column, ``hallucination_rate`` or
-``self_knowledge_rate``. A response with no verifiable claims scores NaN, as in RAGAS.
+``self_knowledge_rate``. A response with no verifiable claims scores NaN, as in RAGAS; one
+checked against empty ``retrieved_contexts`` (no document holds any text) scores 0.0 on
+every faithfulness score (``lenient`` included): nothing was checked.
 Needs ``pip install "nli-faith[ragas]"``.
 
 **One batched run.** ``ragas.evaluate()`` calls a metric once per sample, at most
@@ -40,8 +42,14 @@ import os
 import typing as t
 from dataclasses import dataclass
 
-from nli_faith.errors import E_INTEGRATION_LLM_MODEL, E_SCORE_TYPE, OptionError, RecordError
-from nli_faith.integrations.batching import batcher_for, import_optional, resolve_scorer
+from nli_faith.errors import E_SCORE_TYPE, OptionError, RecordError
+from nli_faith.integrations.batching import (
+    batcher_for,
+    import_optional,
+    refuse_llm_options,
+    resolve_scorer,
+)
+from nli_faith.scoring.gate import SCORES, gate
 
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
@@ -102,10 +110,12 @@ class NLIFaithfulness(SingleTurnMetric):
         config: ScorerConfig | None = None,
         **scorer_options: t.Any,
     ) -> None:
-        if {"model", "llm", "embeddings"} & set(scorer_options):
-            raise TypeError(
-                E_INTEGRATION_LLM_MODEL.format(metric="NLIFaithfulness", library="RAGAS")
-            )
+        refuse_llm_options(
+            scorer_options,
+            ("llm", "model", "embeddings"),
+            metric="NLIFaithfulness",
+            library="RAGAS",
+        )
         if score_type not in SCORE_NAMES:
             raise OptionError(E_SCORE_TYPE.format(allowed=list(SCORE_NAMES), score=score_type))
         self._required_columns = {
@@ -154,6 +164,9 @@ class NLIFaithfulness(SingleTurnMetric):
         if result.error is not None:
             raise RecordError(result.error.removeprefix("RecordError: "))
         value = getattr(result, self.score_type)
+        if value is not None and self.score_type in SCORES:
+            if gate(result, score=self.score_type).why == "no_context":
+                return 0.0  # whatever the formula: nothing was checked, nothing is faithful
         return float("nan") if value is None else float(value)
 
 

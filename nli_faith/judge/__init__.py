@@ -25,7 +25,7 @@ _EXPORTS = {
     "JudgeSummary": "nli_faith.judge.runner",
     "MergeError": "nli_faith.judge.merge",
     "OpenAIJudge": "nli_faith.judge.client",
-    "Outcome": "nli_faith.judge.merge",
+    "JudgeOutcome": "nli_faith.judge.merge",
     "RetryableJudgeError": "nli_faith.judge.client",
     "VERDICTS": "nli_faith.judge.prompt",
     "ajudge_items": "nli_faith.judge.runner",

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from nli_faith.judge.items import JudgeItem, items_from_result
-from nli_faith.judge.merge import Outcome, apply_outcomes
+from nli_faith.judge.merge import JudgeOutcome, apply_outcomes
 from nli_faith.judge.runner import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
@@ -86,9 +86,9 @@ class Cascade:
 
     @staticmethod
     def _finish(
-        results: list[FaithfulnessResult], items: Sequence[JudgeItem], outcomes: list[Outcome]
+        results: list[FaithfulnessResult], items: Sequence[JudgeItem], outcomes: list[JudgeOutcome]
     ) -> list[FaithfulnessResult]:
-        per: dict[int, dict[int, Outcome]] = {}
+        per: dict[int, dict[int, JudgeOutcome]] = {}
         for item, out in zip(items, outcomes):
             per.setdefault(item.line, {})[item.claim_index] = out
         return [apply_outcomes(r, per.get(k, {})) for k, r in enumerate(results)]

@@ -32,6 +32,7 @@ from nli_faith.errors import (
 from nli_faith.judge.prompt import VERDICTS, JudgeReplyError, normalize_verdict
 from nli_faith.records import JSONInputError, load_json
 from nli_faith.results import ClaimVerdict, FaithfulnessResult, UnsupportedSpan, result_from_dict
+from nli_faith.rows import output_row
 
 
 class MergeError(NliFaithError, ValueError):
@@ -39,8 +40,9 @@ class MergeError(NliFaithError, ValueError):
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What the judge made of one claim: a verdict, or an error."""
+class JudgeOutcome:
+    """What the judge made of one claim: a verdict, or an error (not to be confused with
+    the engine's :class:`~nli_faith.engine.runner.Outcome` of a whole record)."""
 
     verdict: str | None = None  # "yes" / "no" / "idk"; None when the judge failed
     reason: str | None = None
@@ -60,7 +62,7 @@ def _judged_spans(c: ClaimVerdict, verdict: str) -> list[UnsupportedSpan]:
 
 
 def apply_outcomes(
-    result: FaithfulnessResult, outcomes: Mapping[int, Outcome]
+    result: FaithfulnessResult, outcomes: Mapping[int, JudgeOutcome]
 ) -> FaithfulnessResult:
     """``result`` with the judge's outcomes (by claim index) merged in, scores recomputed.
 
@@ -68,7 +70,7 @@ def apply_outcomes(
         >>> from nli_faith.results import ClaimVerdict
         >>> c = ClaimVerdict("It is red.", 0, 10, "idk", 0.4, 0.1, None)
         >>> r = FaithfulnessResult(1.0, 0.0, 0.4, 1, 0, 0, 1, "...", [c], n_uncertain=1)
-        >>> m = apply_outcomes(r, {0: Outcome("no", "It is blue.")})
+        >>> m = apply_outcomes(r, {0: JudgeOutcome("no", "It is blue.")})
         >>> m.lenient, m.strict, m.n_no, m.claims[0].source, m.n_judged
         (0.0, 0.0, 1, 'judge', 1)
     """
@@ -105,7 +107,7 @@ class Judged:
     lineno: int  # line in the judged file
     line: int  # record line in the scored file
     claim_index: int
-    outcome: Outcome
+    outcome: JudgeOutcome
     claim: str | None = None
     id: Any = None
 
@@ -159,7 +161,7 @@ def _read_judged(
             continue
         verdict, error = rec.get("verdict"), rec.get("judge_error")
         if error is not None:  # the judge failed: never its verdict, whatever else is there
-            outcome = Outcome(error=error if isinstance(error, str) else json.dumps(error))
+            outcome = JudgeOutcome(error=error if isinstance(error, str) else json.dumps(error))
         else:
             try:  # as a judge's reply is read: case and spaces aside, "borderline" is idk
                 verdict = normalize_verdict(verdict)
@@ -172,7 +174,7 @@ def _read_judged(
                     E_MERGE_FIELD.format(path=path, line=lineno, field="reason", kind="a string")
                 )
                 continue
-            outcome = Outcome(
+            outcome = JudgeOutcome(
                 verdict=verdict, reason=reason if isinstance(reason, str) and reason else None
             )
         claim = rec.get("claim")
@@ -205,7 +207,7 @@ def merge_scored(
     merged scores (see :func:`scored_line`).
     """
     by_line = {rec.get("line"): k for k, rec in enumerate(scored)}
-    per_record: dict[int, dict[int, Outcome]] = {}
+    per_record: dict[int, dict[int, JudgeOutcome]] = {}
     errors: list[str] = []
     for j in judged:
         k = by_line.get(j.line)
@@ -246,10 +248,9 @@ def merge_scored(
 def scored_line(
     original: Mapping[str, Any], result: FaithfulnessResult, *, decision: Any = None
 ) -> dict[str, Any]:
-    """``original``'s keys that are not the result's (line, id, question...), then the result.
+    """The row of ``result`` (:func:`~nli_faith.rows.output_row`) with ``original``'s row
+    keys (line, id, question...) and its shape: the reference keys only if it had them.
 
-    A ``None`` field the original line left out (``error``, ``hallucination_rate``, a
-    claim's ``reference_label``...) stays out, so the line keeps the shape it had.
     ``faithful`` (the ``--thresholds`` gate) is decided again on the new scores with
     ``decision`` (:func:`merge_scored` decides the unchanged lines too, with
     :func:`decide_line`); without one, a ``faithful`` the judge may have made stale is
@@ -264,23 +265,13 @@ def scored_line(
         >>> "faithful" in scored_line({"line": 1, "faithful": True}, r)
         False
     """
-    names = {f.name for f in dataclasses.fields(FaithfulnessResult)} | {"faithful"}
-    out = {k: v for k, v in original.items() if k not in names}
-    if decision is not None:
-        out["faithful"] = decision.passes(result)
-    for k, v in result.to_dict().items():
-        if v is not None or k in original:
-            out[k] = v
-    before = original.get("claims") or []
-    for k, claim in enumerate(out.get("claims") or []):
-        was = before[k] if k < len(before) else {}
-        for name in [n for n, v in claim.items() if v is None and n not in was]:
-            claim.pop(name)
-    return out
+    reference = "hallucination_rate" in original
+    return output_row(result, keys=original, decision=decision, reference=reference)
 
 
 def decide_line(line: Mapping[str, Any], decision: Any) -> dict[str, Any]:
-    """``line`` (a scored line) with ``faithful`` decided by ``decision`` on its scores.
+    """``line`` (a scored line) with ``faithful`` decided by ``decision`` on its scores,
+    with the one gate (:meth:`~nli_faith.scoring.thresholds.Decision.passes`).
 
     Example:
         >>> from nli_faith.scoring.thresholds import Decision
@@ -289,9 +280,7 @@ def decide_line(line: Mapping[str, Any], decision: Any) -> dict[str, Any]:
         >>> decide_line({"line": 2, "error": "E", "strict": None}, Decision())["faithful"] is None
         True
     """
-    value = line.get(decision.score)
-    passed = None if value is None or line.get("error") else bool(value >= decision.min_score)
-    return {**line, "faithful": passed}
+    return {**line, "faithful": decision.passes(line)}
 
 
 def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[str, Any]]) -> int:

@@ -35,7 +35,7 @@ from nli_faith.errors import (
 from nli_faith.judge.client import FatalJudgeError, OpenAIJudge, RetryableJudgeError
 from nli_faith.judge.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS
 from nli_faith.judge.items import JudgeItem
-from nli_faith.judge.merge import Outcome
+from nli_faith.judge.merge import JudgeOutcome
 from nli_faith.judge.prompt import JudgeReply, normalize_verdict
 from nli_faith.records import is_whole
 
@@ -158,8 +158,8 @@ async def ajudge_items(
     backoff: float = DEFAULT_BACKOFF,
     show_progress_bar: bool = False,
     summary: JudgeSummary | None = None,
-) -> list[Outcome]:
-    """One :class:`Outcome` per item, in order; counts go into ``summary``."""
+) -> list[JudgeOutcome]:
+    """One :class:`JudgeOutcome` per item, in order; counts go into ``summary``."""
     from tqdm.auto import tqdm
 
     check_options(concurrency=concurrency, max_attempts=max_attempts)
@@ -171,7 +171,9 @@ async def ajudge_items(
     bar = tqdm(total=len(items), desc="judge", unit="claim", disable=not show_progress_bar)
     t_start = time.perf_counter()
 
-    async def one(call: Callable[[JudgeItem], Awaitable[JudgeReply]], item: JudgeItem) -> Outcome:
+    async def one(
+        call: Callable[[JudgeItem], Awaitable[JudgeReply]], item: JudgeItem
+    ) -> JudgeOutcome:
         error = "no attempt made"
         for attempt in range(1, max_attempts + 1):
             wait = None
@@ -181,14 +183,14 @@ async def ajudge_items(
                     reply = await call(item)
                 except FatalJudgeError as err:
                     summary.latencies.append(time.perf_counter() - t0)
-                    return Outcome(error=str(err))
+                    return JudgeOutcome(error=str(err))
                 except Exception as err:  # noqa: BLE001 - a judge failure, never a verdict
                     summary.latencies.append(time.perf_counter() - t0)
                     error = str(err) or type(err).__name__
                     wait = err.retry_after if isinstance(err, RetryableJudgeError) else None
                 else:
                     summary.latencies.append(time.perf_counter() - t0)
-                    return Outcome(verdict=reply.verdict, reason=reply.reason)
+                    return JudgeOutcome(verdict=reply.verdict, reason=reply.reason)
             if attempt < max_attempts:
                 summary.retries += 1
                 delay = backoff * 2 ** (attempt - 1) * (0.5 + random.random() / 2)
@@ -202,11 +204,11 @@ async def ajudge_items(
                     delay,
                 )
                 await asyncio.sleep(delay)
-        return Outcome(error=E_JUDGE_GAVE_UP.format(attempts=max_attempts, error=error))
+        return JudgeOutcome(error=E_JUDGE_GAVE_UP.format(attempts=max_attempts, error=error))
 
     async with _bind(judge, concurrency) as call:
 
-        async def tracked(item: JudgeItem) -> Outcome:
+        async def tracked(item: JudgeItem) -> JudgeOutcome:
             out = await one(call, item)
             if out.verdict is not None:
                 summary.answered += 1
@@ -230,7 +232,7 @@ async def ajudge_items(
     return list(outcomes)
 
 
-def judge_items(items: Sequence[JudgeItem], judge: Any, **options: Any) -> list[Outcome]:
+def judge_items(items: Sequence[JudgeItem], judge: Any, **options: Any) -> list[JudgeOutcome]:
     """Synchronous :func:`ajudge_items` (works inside a running event loop too, e.g. Jupyter)."""
     coro = ajudge_items(items, judge, **options)
     try:

@@ -1,22 +1,24 @@
 """The torch runtime: sentence-transformers' ``CrossEncoder`` loads the checkpoint and runs it.
 
-What is added to ``CrossEncoder.predict``: the pairs go to it grouped by padded width
-(:func:`~nli_faith.nli.batching.batch_plan`), each group padded to its width rounded up to
-:data:`~nli_faith.nli.batching.PAD_MULTIPLE`, so a pair's probabilities never depend on the
-pairs scored with it; and the choice of dtype and CPU threads.
+The checkpoint is read once, by the ``CrossEncoder``; :class:`~nli_faith.nli.model.NLIModel`
+takes its config and tokenizer from it. The pairs come in as token ids, each text
+tokenized once (:mod:`nli_faith.nli.tokens`), and go to the ``CrossEncoder``'s forward
+grouped by padded width (:func:`~nli_faith.nli.batching.batch_plan`), each group padded to
+its width rounded up to :data:`~nli_faith.nli.batching.PAD_MULTIPLE`, so a pair's
+probabilities never depend on the pairs scored with it; they are those of
+``CrossEncoder.predict(..., apply_softmax=True)`` on the same groups, bit for bit, without
+tokenizing each pair again. Here too: the choice of dtype and CPU threads.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nli_faith.config import usable_cores
 from nli_faith.errors import E_DEVICE_UNAVAILABLE, E_DTYPE, ModelLoadError, OptionError
-from nli_faith.nli.batching import PAD_MULTIPLE, batch_plan
-from nli_faith.nli.threads import usable_cores
+from nli_faith.nli.batching import batch_plan, pad_batch
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -98,30 +100,25 @@ class TorchRuntime:
         path: the checkpoint folder or hub id.
         device: ``"cpu"``, ``"cuda"``...; default: CUDA if available.
         dtype: ``"float32"``, ``"bfloat16"``, ``"float16"`` or ``None`` (see :func:`pick_dtype`).
-        max_length: the token limit of one pair; longer pairs lose the end of their premise.
+        threads: on the CPU, torch's threads (``torch.set_num_threads``, for the whole
+            process); default: the cores this process may use, not the machine's.
     """
 
     def __init__(
-        self, path: str, *, device: str | None, dtype: str | None, max_length: int
+        self, path: str, *, device: str | None, dtype: str | None, threads: int | None = None
     ) -> None:
         from sentence_transformers import CrossEncoder
 
         self.device = device or default_device()
         check_device(self.device)
         torch_dtype = pick_dtype(dtype, self.device)
-        if self.device == "cpu" and "OMP_NUM_THREADS" not in os.environ:
+        if self.device == "cpu":
             import torch
 
-            torch.set_num_threads(usable_cores())  # the cores we may use, not the machine's
-        self.encoder = CrossEncoder(
-            path, device=self.device, max_length=max_length, model_kwargs={"dtype": torch_dtype}
-        )
-        self.max_length = max_length
-        self._text_kwargs = {
-            "pad_to_multiple_of": PAD_MULTIPLE,
-            "truncation": "only_first",
-            "max_length": max_length,
-        }
+            torch.set_num_threads(usable_cores() if threads is None else int(threads))
+        self.encoder = CrossEncoder(path, device=self.device, model_kwargs={"dtype": torch_dtype})
+        self.encoder.eval()
+        self.pad_id = self.tokenizer.pad_token_id or 0
 
     @property
     def tokenizer(self):
@@ -132,28 +129,49 @@ class TorchRuntime:
         """The transformers model inside the ``CrossEncoder``."""
         return self.encoder.model
 
+    @property
+    def config(self):
+        """The transformers config of :attr:`model`."""
+        return self.encoder.model.config
+
     def predict(
         self,
-        pairs: Sequence[tuple[str, str]],
+        ids: list[list[int]],
+        types: list[list[int]] | None,
         lengths: np.ndarray,
         *,
         batch_size: int,
+        max_length: int,
         show_progress_bar: bool = False,
     ) -> np.ndarray:
-        """Probabilities in the model's label order, ``(len(pairs), num_labels)``; ``lengths``:
-        each pair's tokens, special tokens included (for the width groups)."""
-        out = np.empty((len(pairs), self.encoder.num_labels), dtype=np.float32)
-        plan = batch_plan(lengths, batch_size=max(batch_size, 2), max_length=self.max_length)
+        """Probabilities in the model's label order, one row per pair of ``ids`` (token ids
+        with the special tokens, ``types`` their segment ids; ``lengths`` their lengths)."""
+        out = np.empty((len(ids), self.encoder.num_labels), dtype=np.float32)
+        # padded widths are multiples of PAD_MULTIPLE even for batch_size 1 (as a tokenizer's
+        # pad_to_multiple_of pads one pair), so the two may share a width
+        plan = batch_plan(lengths, batch_size=max(batch_size, 2), max_length=max_length)
         if show_progress_bar:
             from tqdm.auto import tqdm
 
             plan = tqdm(plan, desc="NLI", unit="batch")
-        for rows, _width in plan:
-            out[rows] = self.encoder.predict(
-                [pairs[i] for i in rows],
-                batch_size=batch_size,
-                apply_softmax=True,
-                show_progress_bar=False,
-                processing_kwargs={"text": self._text_kwargs},
-            )
+        for rows, width in plan:
+            for start in range(0, len(rows), batch_size):
+                sel = rows[start : start + batch_size]
+                out[sel] = self._probabilities(
+                    pad_batch(ids, types, sel, max_length, self.pad_id, width=width)
+                )
         return out
+
+    def _probabilities(self, batch: dict[str, np.ndarray]) -> np.ndarray:
+        """What ``CrossEncoder.predict(..., apply_softmax=True)`` computes from the features
+        it tokenized: its forward, logits in at least fp32, its activation, a softmax."""
+        import torch
+
+        with torch.inference_mode():
+            features = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
+            scores = self.encoder(features)["scores"]
+            if torch.is_floating_point(scores) and torch.finfo(scores.dtype).bits < 32:
+                scores = scores.float()
+            if self.encoder.activation_fn is not None:
+                scores = self.encoder.activation_fn(scores)
+            return torch.softmax(scores, dim=1).cpu().numpy()

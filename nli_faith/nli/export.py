@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from nli_faith.config import env_onnx_cache_dir
 from nli_faith.errors import (
     E_ONNX_EXPORT,
     E_ONNX_MISSING,
@@ -137,13 +138,11 @@ def weights_digest(model_dir: str | os.PathLike[str]) -> str:
 
 
 def default_cache_dir() -> Path:
-    """``$NLI_FAITH_CACHE/onnx`` if set, else ``$XDG_CACHE_HOME`` or ``~/.cache``/nli-faith/onnx."""
-    root = os.environ.get("NLI_FAITH_CACHE")
-    if root:
-        return Path(root).expanduser() / "onnx"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "nli-faith" / "onnx"
+    """``~/.cache/nli-faith/onnx``: where :class:`~nli_faith.nli.onnx.OnnxSession` caches
+    exports when not told. The scorer tells it: ``ScorerConfig.onnx_cache_dir``, whose
+    default follows ``NLI_FAITH_CACHE`` and ``XDG_CACHE_HOME``
+    (:meth:`~nli_faith.config.ScorerConfig.resolved_onnx_cache_dir`)."""
+    return Path(env_onnx_cache_dir({}))
 
 
 def file_name(quantize: bool) -> str:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from numbers import Integral
 
+from nli_faith.config import check_label_map as check_label_map
 from nli_faith.errors import (
     E_LABEL_MAP_INDEX,
     E_LABEL_MAP_KEY,
     E_LABEL_MAP_NO_ENTAIL,
     E_LABEL_MAP_TWICE,
-    E_LABEL_MAP_TYPE,
     E_UNKNOWN_LABELS,
     LabelMapError,
 )
@@ -64,24 +63,6 @@ _SYNONYMS: dict[str, str] = {
 
 def _normalise(name: str) -> str:
     return name.strip().lower().replace("-", "_").replace(" ", "_")
-
-
-def check_label_map(mapping: object) -> None:
-    """A ``LabelMapError`` unless ``mapping`` maps label names (str) to indices (int).
-
-    Example:
-        >>> check_label_map({"entailment": 0, "contradiction": 2})
-        >>> check_label_map("entailment=0")
-        Traceback (most recent call last):
-        ...
-        nli_faith.exceptions.LabelMapError: label_map must be a mapping of label names to \
-output indices, such as {'entailment': 0, 'contradiction': 2}, got 'entailment=0'.
-    """
-    if not isinstance(mapping, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, Integral) and not isinstance(v, bool)
-        for k, v in mapping.items()
-    ):
-        raise LabelMapError(E_LABEL_MAP_TYPE.format(value=mapping))
 
 
 @dataclass(frozen=True)

@@ -16,24 +16,23 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nli_faith.config import whole_number
+from nli_faith.config import check_batch_size as check_batch_size
+from nli_faith.config import usable_cores, whole_number
 from nli_faith.errors import (
     E_BACKEND,
-    E_BATCH_SIZE,
     E_MAX_LENGTH_OVER,
     E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
     E_OPTION_TYPE,
     ModelLoadError,
+    NliFaithError,
     OptionError,
 )
 from nli_faith.nli.batching import PAD_MULTIPLE
 from nli_faith.nli.cross_encoder import cpu_has_native_bf16  # noqa: F401 - re-exported
 from nli_faith.nli.labels import LabelMap
 from nli_faith.nli.registry import known_names, resolve_model
-from nli_faith.nli.threads import cpu_threads, usable_cores  # noqa: F401 - re-exported
 from nli_faith.nli.tokens import PairEncoder
-from nli_faith.records import is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -65,12 +64,20 @@ class NLIModel:
             pair per run keeps them fixed and is the fastest for one request; for CPU
             batch throughput ``batch_size=32`` measured ~1.3x faster, at that price.
             With one pair per run, the runs go to one single-threaded worker per core
-            (faster than splitting each short run over the cores); ``OMP_NUM_THREADS``,
-            when set, is the number of workers (or of ONNX Runtime's threads otherwise).
+            (faster than splitting each short run over the cores); ``threads`` is the
+            number of workers (or of ONNX Runtime's threads otherwise).
         dtype: torch weights, ``"float32"``, ``"float16"`` or ``"bfloat16"``; default:
             bf16 (or fp16) on CUDA; on CPU bf16 where the CPU has native bf16 (AVX512-BF16,
             AMX; see :func:`cpu_has_native_bf16`), else fp32. ``"float32"`` for exact fp32.
             Torch backend only: the ONNX graphs are int8 or fp32 (``onnx_quantize``).
+        threads: CPU threads to compute with: torch's (``torch.set_num_threads``, which is
+            process-wide) on the CPU, or with ONNX the one-pair workers (else ONNX Runtime's
+            threads); default: the cores this process may use (its affinity mask). The
+            environment is not read here: ``ScorerConfig.threads``, whose default follows
+            ``OMP_NUM_THREADS``, is what the scorer passes.
+        cache_dir: with ``backend="onnx"``, where an export of a model that ships none is
+            cached; default ``~/.cache/nli-faith/onnx`` (the scorer passes
+            ``ScorerConfig.onnx_cache_dir``, whose default follows ``NLI_FAITH_CACHE``).
 
     Whatever the batch size, each pair is padded to its own length rounded up to
     :data:`PAD_MULTIPLE` and scored only with pairs of that width, so its probabilities
@@ -94,9 +101,14 @@ class NLIModel:
         batch_size: int | None = None,
         dtype: str | None = None,
         onnx_quantize: bool = True,
+        threads: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if backend not in ("torch", "onnx"):
             raise OptionError(E_BACKEND.format(backend=backend))
+        threads = usable_cores() if threads is None else whole_number("threads", threads, least=1)
+        #: CPU threads the model computes with (see ``threads`` above).
+        self.threads = threads
         model = os.fspath(model) if isinstance(model, os.PathLike) else model
         spec = resolve_model(model)
         self.name = spec.name
@@ -105,31 +117,37 @@ class NLIModel:
         if batch_size is None:
             batch_size = 1 if backend == "onnx" and onnx_quantize else DEFAULT_BATCH_SIZE
         self.batch_size = check_batch_size(batch_size)
-        from transformers import AutoConfig, AutoTokenizer
+        from transformers import AutoConfig
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # no "Loading weights" bar for each model load
+        # the config is read here, before any weights, to check the options against it and to
+        # name a missing model clearly; the tokenizer is read once, by the runtime
         try:
             config = AutoConfig.from_pretrained(spec.path)
-            tokenizer = AutoTokenizer.from_pretrained(spec.path)
         except (OSError, ValueError) as err:  # ValueError: a folder that holds no model
-            if model in known_names() and not spec.bundled:
-                raise ModelLoadError(
-                    E_MODEL_HUB_UNREACHABLE.format(model=model, hub_id=spec.path, error=err)
-                ) from err
-            raise ModelLoadError(
-                E_MODEL_NOT_FOUND.format(model=model, known=", ".join(known_names()), error=err)
-            ) from err
+            raise _not_loaded(model, spec, err) from err
         label_map = label_map if label_map is not None else spec.label_map
         self.label_map = (
             LabelMap.from_mapping(label_map, num_labels=config.num_labels)
             if label_map is not None
             else LabelMap.from_id2label(config.id2label, model=spec.name)
         )
-        most = _positions(config, tokenizer)
+        most = _positions(config)
         if max_length is not None:
             whole_number("max_length", max_length, least=PAD_MULTIPLE)
             _check_positions(max_length, most, spec.name)
+        try:
+            runtime, tokenizer = self._load(
+                spec.path, config, device, dtype, onnx_quantize, cache_dir
+            )
+        except NliFaithError:  # a device or dtype that cannot be used: said as it is
+            raise
+        except (OSError, ValueError) as err:  # e.g. a folder without tokenizer files
+            raise _not_loaded(model, spec, err) from err
+        self._runtime = runtime
+        self.device = runtime.device
+        self.tokenizer = tokenizer
         told = getattr(tokenizer, "model_max_length", None)
         if not isinstance(told, int) or told >= 1_000_000:  # unset: the trained length, or 512
             told = getattr(config, "max_position_embeddings", None) or 512
@@ -139,28 +157,33 @@ class NLIModel:
         # a whole number of padding blocks: pairs are padded to multiples of PAD_MULTIPLE (so a
         # pair's probabilities do not depend on its batch mates), which truncation must meet
         self.max_length = max(PAD_MULTIPLE, int(min(limit, 4096)) // PAD_MULTIPLE * PAD_MULTIPLE)
-        if backend == "onnx":
-            from nli_faith.nli.onnx import OnnxRuntime
-
-            self.device = "cpu"
-            self.tokenizer = tokenizer
-            self._runtime = OnnxRuntime(
-                spec.path,
-                quantize=onnx_quantize,
-                batch_size=batch_size,
-                pad_id=tokenizer.pad_token_id or 0,
-            )
-        else:
-            from nli_faith.nli.cross_encoder import TorchRuntime
-
-            self._runtime = TorchRuntime(
-                spec.path, device=device, dtype=dtype, max_length=self.max_length
-            )
-            self.device = self._runtime.device
-            self.tokenizer = self._runtime.tokenizer
-        self._tokens = PairEncoder(self.tokenizer)
+        self._tokens = PairEncoder(tokenizer)
         #: (premise, hypothesis) pairs asked of :meth:`predict` so far, duplicates included.
         self.pairs_predicted = 0
+
+    def _load(self, path: str, config: Any, device, dtype, onnx_quantize: bool, cache_dir):
+        """The runtime and the tokenizer, each read from ``path`` once: the torch runtime's
+        ``CrossEncoder`` reads the tokenizer it holds; for ONNX it is read here."""
+        if self.backend == "torch":
+            from nli_faith.nli.cross_encoder import TorchRuntime
+
+            runtime = TorchRuntime(path, device=device, dtype=dtype, threads=self.threads)
+            return runtime, runtime.tokenizer
+        from transformers import AutoTokenizer
+
+        from nli_faith.nli.onnx import OnnxRuntime
+
+        tokenizer = AutoTokenizer.from_pretrained(path, config=config)  # config: read once
+        pad_id = tokenizer.pad_token_id or 0
+        runtime = OnnxRuntime(
+            path,
+            quantize=onnx_quantize,
+            batch_size=self.batch_size,
+            pad_id=pad_id,
+            threads=self.threads,
+            cache_dir=cache_dir,
+        )
+        return runtime, tokenizer
 
     # -- tokens -------------------------------------------------------------
 
@@ -213,14 +236,11 @@ class NLIModel:
             unique: dict[tuple[str, str], int] = {}
             index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
             uniq = list(unique)
-            if self.backend == "onnx":
-                ids, types = self._tokens.pair_ids(uniq)
-                lengths = np.array([len(x) for x in ids], dtype=np.int64)
-            else:
-                lengths = np.array(self._tokens.pair_lengths(uniq), dtype=np.int64)
+            ids, types = self._tokens.pair_ids(uniq)  # each distinct text tokenized once
         except (TypeError, ValueError) as err:
             _name_bad_pair(pairs, err)
             raise
+        lengths = np.array([len(x) for x in ids], dtype=np.int64)
         self.pairs_predicted += len(pairs)
         too_long = np.flatnonzero(lengths > self.max_length)
         if len(too_long):
@@ -230,20 +250,16 @@ class NLIModel:
                 len(too_long),
                 self.max_length,
             )
-        if self.backend == "onnx":
-            if len(too_long):
-                self._truncate(uniq, too_long, ids, types, lengths)
-            raw = self._runtime.predict(
-                ids, types, lengths, batch_size=batch_size, max_length=self.max_length
-            )
-        else:
-            raw = self._runtime.predict(
-                uniq, lengths, batch_size=batch_size, show_progress_bar=show_progress_bar
-            )
+            self._truncate(uniq, too_long, ids, types, lengths)
+        kwargs = {"batch_size": batch_size, "max_length": self.max_length}
+        if self.backend == "torch":
+            kwargs["show_progress_bar"] = show_progress_bar
+        raw = self._runtime.predict(ids, types, lengths, **kwargs)
         return self.label_map.to_canonical(raw)[index]
 
     def _truncate(self, pairs, rows, ids, types, lengths) -> None:
-        """Cut the premises of the pairs ``rows`` so that each fits ``max_length`` (in place)."""
+        """Cut the premises of the pairs ``rows`` so that each fits ``max_length`` (in place),
+        as the tokenizer cuts them (these pairs alone are tokenized whole)."""
         cut = self.tokenizer(
             [pairs[i][0] for i in rows],
             [pairs[i][1] for i in rows],
@@ -257,14 +273,7 @@ class NLIModel:
             lengths[i] = len(ids[i])
 
 
-def check_batch_size(value: object) -> int:
-    """``value`` if it is a whole number of at least 1 (not a bool), else ``ValueError``."""
-    if not is_whole(value):
-        raise OptionError(E_BATCH_SIZE.format(batch_size=value))
-    return int(value)
-
-
-def _positions(config: Any, tokenizer: Any = None) -> int | None:
+def _positions(config: Any) -> int | None:
     """The most tokens the model can read: its absolute position embeddings, less the
     offset some models keep (RoBERTa's 514 positions hold 512 tokens); ``None`` when it
     has none to run out of (relative positions, as DeBERTa-v3's)."""
@@ -277,6 +286,18 @@ def _positions(config: Any, tokenizer: Any = None) -> int | None:
     return None
 
 
+def _not_loaded(model: str, spec: Any, err: Exception) -> ModelLoadError:
+    """The error for a model that could not be read: a registered hub id out of reach, or
+    a name, folder or hub id that holds no model."""
+    if model in known_names() and not spec.bundled:
+        return ModelLoadError(
+            E_MODEL_HUB_UNREACHABLE.format(model=model, hub_id=spec.path, error=err)
+        )
+    return ModelLoadError(
+        E_MODEL_NOT_FOUND.format(model=model, known=", ".join(known_names()), error=err)
+    )
+
+
 def _check_positions(max_length: int, most: int | None, name: str) -> None:
     if most is not None and max_length > most:
         raise OptionError(E_MAX_LENGTH_OVER.format(value=max_length, model=name, most=most))
@@ -286,7 +307,7 @@ def check_max_length(path: str, tokenizer: Any, max_length: int) -> None:
     """``OptionError`` when ``max_length`` is over what the model at ``path`` can read."""
     from transformers import AutoConfig
 
-    _check_positions(max_length, _positions(AutoConfig.from_pretrained(path), tokenizer), path)
+    _check_positions(max_length, _positions(AutoConfig.from_pretrained(path)), path)
 
 
 def _name_bad_pair(pairs: Sequence[Any], err: Exception) -> None:

@@ -4,9 +4,9 @@
 
 1. a shipped file ``<model_dir>/onnx/model_int8.onnx`` (``model.onnx`` when
    ``quantize=False``), as written by ``python -m nli_faith.nli.onnx MODEL_DIR``;
-2. a cached export under ``cache_dir`` (else ``$NLI_FAITH_CACHE/onnx``, else
-   ``~/.cache/nli-faith/onnx``), keyed by a hash of the model's weights, so a
-   changed model is exported again;
+2. a cached export under ``cache_dir`` (default ``~/.cache/nli-faith/onnx``; the scorer
+   passes ``ScorerConfig.onnx_cache_dir``, which follows ``NLI_FAITH_CACHE``), keyed by a
+   hash of the model's weights, so a changed model is exported again;
 3. otherwise it exports into that cache (:mod:`nli_faith.nli.export`, a few seconds).
 
 This stays hand-written where sentence-transformers' ``CrossEncoder(backend="onnx")``
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nli_faith.config import usable_cores
 from nli_faith.nli.batching import batch_plan, pad_batch
 from nli_faith.nli.export import (
     META_SUFFIX,
@@ -43,7 +44,6 @@ from nli_faith.nli.export import (
     weight_files,
     weights_digest,
 )
-from nli_faith.nli.threads import cpu_threads
 
 if TYPE_CHECKING:  # pragma: no cover
     import onnxruntime
@@ -59,10 +59,9 @@ class OnnxSession:
     Args:
         model_dir: the checkpoint folder (or hub id) that ``NLIModel`` loads.
         quantize: use the int8 model (default) rather than fp32.
-        cache_dir: where exports are cached; default ``$NLI_FAITH_CACHE/onnx``, else
-            ``~/.cache/nli-faith/onnx``.
-        num_threads: intra-op threads; default: ``OMP_NUM_THREADS`` if set, else the cores
-            this process may use.
+        cache_dir: where exports are cached; default ``~/.cache/nli-faith/onnx``
+            (:func:`~nli_faith.nli.export.default_cache_dir`).
+        num_threads: intra-op threads; default: the cores this process may use.
 
     Attributes:
         path: the ``.onnx`` file in use.
@@ -82,7 +81,7 @@ class OnnxSession:
         self.quantize = quantize
         self.path, self.source = self._locate(model_dir, quantize, cache_dir)
         options = ort.SessionOptions()
-        options.intra_op_num_threads = int(num_threads) if num_threads else cpu_threads()
+        options.intra_op_num_threads = int(num_threads) if num_threads else usable_cores()
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -163,12 +162,37 @@ class OnnxRuntime:
     With one pair per run (``batch_size`` 1, the int8 default), the runs go to one
     single-threaded worker per core (:func:`run_pool`): ONNX Runtime's intra-op threads
     share little work on one short sequence. Same probabilities, bit for bit.
+
+    Args:
+        path: the checkpoint folder or hub id.
+        quantize: the int8 graph rather than fp32.
+        batch_size: pairs per run.
+        pad_id: the tokenizer's padding id.
+        threads: CPU threads: the workers with one pair per run, else ONNX Runtime's
+            intra-op threads; default: the cores this process may use.
+        cache_dir: where exports are cached (see :class:`OnnxSession`).
     """
 
-    def __init__(self, path: str, *, quantize: bool, batch_size: int, pad_id: int) -> None:
-        self.run_threads = cpu_threads() if batch_size == 1 else 1
+    #: where the runs compute
+    device = "cpu"
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        quantize: bool,
+        batch_size: int,
+        pad_id: int,
+        threads: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        threads = usable_cores() if threads is None else int(threads)
+        self.run_threads = threads if batch_size == 1 else 1
         self.session = OnnxSession(
-            path, quantize=quantize, num_threads=1 if self.run_threads > 1 else None
+            path,
+            quantize=quantize,
+            cache_dir=cache_dir,
+            num_threads=1 if self.run_threads > 1 else threads,
         )
         self.pad_id = pad_id
 

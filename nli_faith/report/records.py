@@ -118,8 +118,9 @@ def _read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
 
 def _scored_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
     """(line, scored object) of a JSONL or Parquet output of ``nli-faith score`` (a
-    Parquet row's JSON columns decoded, as :func:`~nli_faith.io.json_row` does)."""
-    from nli_faith.io import is_parquet, json_row
+    Parquet row's JSON columns decoded, as :func:`~nli_faith.rows.json_row` does)."""
+    from nli_faith.io import is_parquet
+    from nli_faith.rows import json_row
 
     parquet = is_parquet(path)
     for lineno, raw in _read_jsonl(path):

@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from nli_faith.errors import E_PREFILTER, E_PREFILTER_TOP_K, OptionError
-from nli_faith.records import is_whole
+from nli_faith.config import PREFILTERS as PREFILTERS
+from nli_faith.config import check_top_k as check_top_k
+from nli_faith.errors import E_PREFILTER, OptionError
 from nli_faith.text.lexical import content_words, overlap_mask
 from nli_faith.text.numerals import extract_numbers
 
@@ -130,13 +131,6 @@ def select_by_atoms(
     return mask
 
 
-def check_top_k(top_k: object) -> int:
-    """``top_k`` if it is a whole number of at least 1, else ``OptionError`` (E023)."""
-    if not is_whole(top_k):
-        raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
-    return int(top_k)
-
-
 class _Prefilter:
     """Shared selection logic; subclasses say how to compare claims with sentences."""
 
@@ -239,9 +233,6 @@ class ChunkPrefilter(_Prefilter):
 
 
 #: ``FaithfulnessScorer(prefilter=...)`` names.
-PREFILTERS = ("lexical", "embedding")
-
-
 def make_prefilter(
     name: str | None,
     *,

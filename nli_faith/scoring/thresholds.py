@@ -7,7 +7,8 @@ A thresholds file holds two things:
   keyword of :class:`~nli_faith.scorer.FaithfulnessScorer` may appear), applied when
   the scorer is built with :meth:`~nli_faith.scorer.FaithfulnessScorer.from_thresholds`;
 * ``decision``: the record-level gate, ``faithful = result.<score> >= min_score``
-  (``score`` is ``strict`` by default), which :meth:`Decision.passes` applies.
+  (``score`` is ``strict`` by default), which :meth:`Decision.passes` decides with the
+  one gate (:func:`~nli_faith.scoring.gate.gate`: never with an empty context).
 
 It also records the model it was calibrated for (registry name or path, resolved name,
 SHA-256 of the weight files): using it with other weights is a
@@ -36,12 +37,11 @@ from nli_faith.errors import (
     E_THRESHOLDS_SCORE,
     ThresholdsError,
 )
+from nli_faith.scoring.gate import SCORES, Ruling, gate
 
 FORMAT = "nli-faith-thresholds/1"
 #: The scorer options a thresholds file may set: the thresholds calibration chooses.
 OPTIONS = ("entail_threshold", "contradict_threshold", "band_high", "band_low")
-#: Scores a decision may gate on.
-SCORES = ("strict", "lenient", "soft")
 
 
 @dataclass(frozen=True)
@@ -58,13 +58,14 @@ class Decision:
         if not number or not 0.0 <= self.min_score <= 1.0:  # NaN fails the range too
             raise ThresholdsError(E_THRESHOLD.format(name="min_score", value=self.min_score))
 
+    def ruling(self, result: Any) -> Ruling:
+        """The gate's ruling on ``result`` (a result, or its output row) by this decision."""
+        return gate(result, score=self.score, min_score=self.min_score)
+
     def passes(self, result: Any) -> bool | None:
-        """``True``/``False`` for a scored result; ``None`` when it has no score
-        (an error, or no verifiable claim)."""
-        value = getattr(result, self.score, None)
-        if value is None or getattr(result, "error", None) is not None:
-            return None
-        return bool(value >= self.min_score)
+        """``True``/``False`` for a scored result (``False`` with an empty context);
+        ``None`` when it has no score (an error, or no verifiable claim)."""
+        return self.ruling(result).passed
 
 
 @dataclass(frozen=True)

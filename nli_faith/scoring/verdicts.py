@@ -9,11 +9,10 @@ pre-filter skipped some).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Real
 
 import numpy as np
 
-from nli_faith.errors import E_THRESHOLD, OptionError
+from nli_faith.config import check_threshold as check_threshold
 from nli_faith.nli.labels import CONTRADICT_IDX, ENTAIL_IDX
 
 #: A claim is supported (``yes``) when some chunk entails it with at least this probability.
@@ -36,13 +35,6 @@ class ClaimDecisions:
     def evidence_chunk(self) -> np.ndarray:
         """The chunk to show: the contradicting one for ``no``, else the best-entailing one."""
         return np.where(self.verdicts == "no", self.best_contradict_chunk, self.best_entail_chunk)
-
-
-def check_threshold(name: str, value: float) -> float:
-    """``value`` as a float if it is a number in [0, 1] (not a bool), else ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 <= float(value) <= 1.0:
-        raise OptionError(E_THRESHOLD.format(name=name, value=value))
-    return float(value)
 
 
 def decide(

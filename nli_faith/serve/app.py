@@ -39,6 +39,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from nli_faith.engine.runner import Outcome
 from nli_faith.errors import (
     E_SERVE_INTERNAL,
     E_SERVE_LOAD_FAILED,
@@ -50,11 +51,11 @@ from nli_faith.errors import (
     RecordError,
     with_flag,
 )
-from nli_faith.records import question_of
-from nli_faith.results import output_record
+from nli_faith.records import Record, question_of
+from nli_faith.rows import scored_row
 from nli_faith.serve.access import AccessLog
 from nli_faith.serve.auth import ApiKeys
-from nli_faith.serve.batcher import MicroBatcher, NotReady, QueueFull, Scored, ShuttingDown
+from nli_faith.serve.batcher import MicroBatcher, NotReady, QueueFull, ShuttingDown
 from nli_faith.serve.body import read_body
 from nli_faith.serve.metrics import Metrics
 from nli_faith.serve.schema import (
@@ -69,6 +70,7 @@ from nli_faith.serve.schema import (
     single_record,
 )
 from nli_faith.serve.settings import SETTINGS_ENV, ServeSettings
+from nli_faith.serve.stream import MEDIA_TYPE, open_stream, stream_body_doc
 
 logger = logging.getLogger("nli_faith.serve")
 
@@ -140,7 +142,7 @@ def create_app(
         max_batch_pairs=settings.max_batch_pairs,
         max_wait_ms=settings.max_wait_ms,
         max_queue=settings.max_queue,
-        max_claims=settings.limits.max_claims,
+        limits=settings.limits,
         metrics=metrics,
     )
     service = Service(
@@ -222,11 +224,9 @@ def create_app(
         _count(request, service, [scored])
         if scored.internal:
             raise ServeError(500, E_SERVE_INTERNAL.format(request_id=_rid(request)))
-        if scored.result.error is not None:  # a limit the scorer checks (claims)
-            message = scored.message or scored.result.error
-            raise ServeError(422, with_flag(message), field="response")
-        out = output_record(scored.result, record=raw, question=rec.question)
-        _gate(out, service, scored.result)
+        if scored.failure is not None:  # the input's fault, found by the engine (claims)
+            raise ServeError(422, with_flag(scored.failure.message), field="response")
+        out = scored_row(service.batcher.scorer, None, raw, scored.result, question=rec.question)
         out["decision"] = settings.policy.decide(scored.result)
         out["time_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return JSONReply(out)
@@ -245,37 +245,50 @@ def create_app(
     ) -> Response:
         """Score up to ``--max-batch-records`` records; a bad record gets its own ``error``
         and the others are scored."""
-        from nli_faith.engine.failures import describe, error_result
-
         t0 = time.perf_counter()
         raws = batch_records(
             parse_body(await read_body(request, settings.max_body_bytes)),
             max_records=settings.max_batch_records,
         )
-        results: list[Scored | None] = []
-        good = []
-        questions: list[str | None] = []
+        # each record parsed once; one that does not parse goes to the runner as its error,
+        # which the runner turns into the record's failure (the others are scored)
+        parsed: list[Record | RecordError] = []
         for raw in raws:
             try:
-                good.append(record_of(raw, limits=settings.limits))
-                results.append(None)
-                questions.append(good[-1].question)
-            except RecordError as err:  # the same error text as `nli-faith score` writes
-                results.append(Scored(error_result(describe(err)), message=str(err)))
-                questions.append(question_of(raw))  # as the CLI's row keeps it
-        _note(request, settings, good, n=len(raws))
-        scored = iter(await _score(service, settings, good) if good else [])
-        results = [r if r is not None else next(scored) for r in results]
+                parsed.append(record_of(raw, limits=settings.limits))
+            except RecordError as err:
+                parsed.append(err)
+        questions = [
+            p.question if isinstance(p, Record) else question_of(raw)  # as the CLI's row
+            for raw, p in zip(raws, parsed)
+        ]
+        _note(request, settings, [p for p in parsed if isinstance(p, Record)], n=len(raws))
+        results = await _score(service, settings, parsed) if parsed else []
         _count(request, service, results)
         items = []
         for k, (raw, s, q) in enumerate(zip(raws, results, questions)):
-            item = {"index": k, **output_record(s.result, record=raw, question=q)}
-            _gate(item, service, s.result)
+            row = scored_row(service.batcher.scorer, None, raw, s.result, question=q)
+            item = {"index": k, **row}
             if s.internal:
                 item["error"] = E_SERVE_INTERNAL.format(request_id=_rid(request))
             item["decision"] = settings.policy.decide(s.result)
             items.append(item)
         return JSONReply({"results": items, "time_ms": round((time.perf_counter() - t0) * 1000, 2)})
+
+    @app.post(
+        "/v1/score/stream",
+        tags=["score"],
+        dependencies=[Depends(require_key)],
+        openapi_extra=stream_body_doc(),
+        responses={200: {"content": {MEDIA_TYPE: {}}}, 422: {"model": ErrorReply}},
+    )
+    async def score_stream(request: Request, service: ServiceDep, settings: SettingsDep):
+        """Check an answer while it is streamed (NDJSON in: the record without its answer,
+        then one ``{"text": ...}`` a piece; NDJSON out: a ``sentence`` event as each
+        sentence completes, then the ``result``). The policy stops the stream at the
+        first failing sentence."""
+        _note(request, settings, [], n=1)
+        return await open_stream(request, service, settings)
 
     return app
 
@@ -309,7 +322,7 @@ async def _watch_loading(batcher: MicroBatcher, on_failure: Callable[[str], None
         on_failure(batcher.load_error or "unknown error")
 
 
-async def _score(service: Service, settings: ServeSettings, records: list) -> list[Scored]:
+async def _score(service: Service, settings: ServeSettings, records: list) -> list[Outcome]:
     try:
         return await service.batcher.score(records, timeout=settings.request_timeout_s)
     except NotReady:
@@ -336,13 +349,6 @@ async def _score(service: Service, settings: ServeSettings, records: list) -> li
         raise ServeError(504, E_SERVE_TIMEOUT.format(timeout=settings.request_timeout_s)) from None
 
 
-def _gate(row: dict[str, Any], service: Service, result: Any) -> None:
-    """With calibrated thresholds, the record's ``faithful`` decision (as the CLI gives it)."""
-    thresholds = getattr(service.batcher.scorer, "thresholds", None)
-    if thresholds is not None:
-        row["faithful"] = thresholds.decision.passes(result)
-
-
 def _rid(request: Request) -> str:
     return request.scope.get("state", {}).get("request_id", "-")
 
@@ -355,7 +361,7 @@ def _note(request: Request, settings: ServeSettings, records: list, *, n: int) -
         state["log"]["text"] = [{"response": r.response, "context": r.context} for r in records]
 
 
-def _count(request: Request, service: Service, results: list[Scored]) -> None:
+def _count(request: Request, service: Service, results: list[Outcome]) -> None:
     log = request.scope.setdefault("state", {}).setdefault("log", {})
     log["claims"] = sum(s.result.n_claims for s in results)
     log["pairs"] = sum(s.pairs for s in results)

@@ -1,13 +1,16 @@
 """Micro-batching across requests: one model thread, many waiting requests.
 
-Requests put their (already validated) records on a queue and await a future. One worker
-thread owns the scorer: it loads it, runs a warm-up request, then loops: take the oldest
-request, plan its records (the engine's runner: claims, chunks, pairs), keep taking
-requests for at most ``max_wait_ms`` or until ``max_batch_pairs`` pairs are planned, run
-all their records through the runner as one block (one model pass, failure isolation, the
-reference pass: what ``score_batch`` does) and hand each request its results. The event
-loop never runs the model; the scorer is only ever touched by this one thread (its
-tokenizer caches are not thread-safe).
+Requests put their records, each parsed once by the server (a
+:class:`~nli_faith.records.Record`, or the :class:`~nli_faith.errors.RecordError` parsing it
+raised), on a queue and await a future. One worker thread owns the scorer: it loads it,
+runs a warm-up request, then loops: take the oldest request, plan its records (the engine's
+runner: claims, chunks, pairs, the claim limit), keep taking requests for at most
+``max_wait_ms`` or until ``max_batch_pairs`` pairs are planned, run all their records
+through the runner as one block (one model pass, failure isolation, the reference pass:
+what ``score_batch`` does) and hand each request the runner's
+:class:`~nli_faith.engine.runner.Outcome` of each record. The event loop never runs the
+model; the scorer is only ever touched by this one thread (its tokenizer caches are not
+thread-safe).
 
 Example:
     >>> import asyncio
@@ -35,9 +38,9 @@ from typing import Any
 
 from nli_faith.engine.failures import Failed
 from nli_faith.engine.plan import Planned
+from nli_faith.engine.runner import Outcome
 from nli_faith.errors import RecordError, with_code
 from nli_faith.records import Limits, Record, parse_record
-from nli_faith.results import FaithfulnessResult
 
 logger = logging.getLogger(__name__)
 
@@ -67,26 +70,24 @@ class ShuttingDown(Exception):
     """The batcher no longer takes requests."""
 
 
-@dataclass(frozen=True)
-class Scored:
-    """One record's result and the (claim, chunk) pairs scored for it.
-
-    ``internal`` marks a failure of the scorer itself (a bug), not of the input.
-    """
-
-    result: FaithfulnessResult
-    pairs: int = 0
-    internal: bool = False
-    message: str | None = None  # the bare error message, for an HTTP error reply
-
-
 @dataclass
 class _Job:
-    records: list[Record]
+    records: list[Record | RecordError]
     future: asyncio.Future
     loop: asyncio.AbstractEventLoop
     cancelled: bool = False
     planned: list[Planned | Failed] = field(default_factory=list)
+
+
+@dataclass
+class _Call:
+    """A function to run on the model thread with the scorer (a streamed answer's step)."""
+
+    fn: Callable[[Any], Any]
+    future: asyncio.Future
+    loop: asyncio.AbstractEventLoop
+    cancelled: bool = False
+    records: tuple = (None,)  # counts as one record waiting for the model
 
 
 _STOP = object()
@@ -100,8 +101,8 @@ class MicroBatcher:
         max_batch_pairs: stop collecting requests once this many pairs are planned.
         max_wait_ms: ... or once the first request of the batch has waited this long.
         max_queue: records allowed to wait; beyond it :meth:`score` raises :class:`QueueFull`.
-        max_claims: a record splitting into more claims gets an error naming the limit
-            (the scorer's own ``limits`` apply too).
+        limits: the limits the records were parsed with; the engine holds each record's
+            claims to their ``max_claims`` (default: the scorer's own limits).
         metrics: a :class:`~nli_faith.serve.metrics.Metrics` to update, or ``None``.
     """
 
@@ -112,14 +113,14 @@ class MicroBatcher:
         max_batch_pairs: int = 256,
         max_wait_ms: float = 2.0,
         max_queue: int = 256,
-        max_claims: int | None = None,
+        limits: Limits | None = None,
         metrics: Any = None,
     ) -> None:
         self._factory = scorer_factory
         self.max_batch_pairs = max_batch_pairs
         self.max_wait_s = max_wait_ms / 1000.0
         self.max_queue = max_queue
-        self._claims_limit = Limits(max_claims=max_claims)
+        self.limits = limits
         self.metrics = metrics
         self.scorer: Any = None
         self.load_error: str | None = None
@@ -150,19 +151,12 @@ class MicroBatcher:
         self._done.wait(timeout)
         return self.ready
 
-    async def score(self, records: list[Record], *, timeout: float) -> list[Scored]:
-        """Results of ``records`` in order. Raises :class:`NotReady`, :class:`ShuttingDown`,
-        :class:`QueueFull` or :class:`TimeoutError` (after ``timeout`` seconds)."""
-        if not self._accepting:
-            raise ShuttingDown()
-        if not self.ready:
-            raise NotReady()
-        n = len(records)
-        with self._lock:
-            if self._queued and self._queued + n > self.max_queue:
-                raise QueueFull(self._queued)
-            self._queued += n
-        self._gauge()
+    async def score(self, records: list[Record | RecordError], *, timeout: float) -> list[Outcome]:
+        """The runner's outcome of each of ``records`` (parsed records, or the error that
+        parsing one raised: its failure), in order. Raises :class:`NotReady`,
+        :class:`ShuttingDown`, :class:`QueueFull` or :class:`TimeoutError` (after
+        ``timeout`` seconds)."""
+        self._admit(len(records))
         loop = asyncio.get_running_loop()
         job = _Job(records, loop.create_future(), loop)
         self._queue.put(job)
@@ -171,6 +165,30 @@ class MicroBatcher:
         except asyncio.TimeoutError:  # = TimeoutError from Python 3.11
             job.cancelled = True  # skipped if still queued; its result dropped otherwise
             raise
+
+    async def call(self, fn: Callable[[Any], Any], *, timeout: float) -> Any:
+        """``fn(scorer)`` run on the model thread, between model passes (the scorer is
+        only ever touched there); what it returns, or raises. Raises as :meth:`score`."""
+        self._admit(1)
+        loop = asyncio.get_running_loop()
+        job = _Call(fn, loop.create_future(), loop)
+        self._queue.put(job)
+        try:
+            return await asyncio.wait_for(asyncio.shield(job.future), timeout)
+        except asyncio.TimeoutError:
+            job.cancelled = True
+            raise
+
+    def _admit(self, n: int) -> None:
+        if not self._accepting:
+            raise ShuttingDown()
+        if not self.ready:
+            raise NotReady()
+        with self._lock:
+            if self._queued and self._queued + n > self.max_queue:
+                raise QueueFull(self._queued)
+            self._queued += n
+        self._gauge()
 
     def close(self, timeout: float | None = None) -> None:
         """Stop taking requests, finish those already queued, stop the thread."""
@@ -223,7 +241,9 @@ class MicroBatcher:
                     stopping = True  # score what was taken, then leave
                     break
                 self._take(item)
-                if not item.cancelled:
+                if isinstance(item, _Call):
+                    self._run_call(item)
+                elif not item.cancelled:
                     batch.append(item)
                     pairs += self._plan(item)
                 if pairs >= self.max_batch_pairs:
@@ -244,30 +264,28 @@ class MicroBatcher:
                 item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if item is not _STOP:
+            if isinstance(item, _Call):
+                self._take(item)
+                self._run_call(item)
+            elif item is not _STOP:
                 self._take(item)
                 if not item.cancelled:
                     self._plan(item)
                     self._deliver([item], self._score_jobs([item], planned=True))
 
     def _plan(self, job: _Job) -> int:
-        """Plan each record of ``job`` (a failure becomes its result); returns the pairs."""
-        job.planned = []
-        pairs = 0
-        for rec in job.records:
-            planned = self.scorer.runner.plan((rec, "the record"))
-            if isinstance(planned, Planned):
-                try:
-                    self._claims_limit.check_claims(len(planned.plan.claims))
-                    pairs += planned.plan.n_pairs
-                except RecordError as err:
-                    planned = Failed.of(err)
-            elif not planned.input_error:
-                logger.error("planning failed: %s", planned.error)
-            job.planned.append(planned)
-        return pairs
+        """Plan each record of ``job`` through the runner (a failure is kept as its plan);
+        returns the pairs planned."""
+        runner = self.scorer.runner
+        job.planned = [
+            runner.plan_parsed((r, "the record"), limits=self.limits) for r in job.records
+        ]
+        for p in job.planned:
+            if isinstance(p, Failed) and not p.input_error:
+                logger.error("planning failed: %s", p.error)
+        return sum(p.plan.n_pairs for p in job.planned if isinstance(p, Planned))
 
-    def _score_jobs(self, jobs: list[_Job], *, planned: bool = False) -> list[list[Scored]]:
+    def _score_jobs(self, jobs: list[_Job], *, planned: bool = False) -> list[list[Outcome]]:
         """Run the planned records of ``jobs`` through the runner as one block: one model
         pass, bisected if it fails so that only the records that fail get an error."""
         if not planned:
@@ -275,22 +293,31 @@ class MicroBatcher:
                 self._plan(job)
         flat = [p for job in jobs for p in job.planned]
         outcomes = self.scorer.runner.run(flat)
-        results = []
         for p, o in zip(flat, outcomes):
             if o.internal and isinstance(p, Planned):  # a scorer bug: this record only
                 logger.error("scoring failed: %s", o.result.error)
-            message = o.failure.message if o.failure is not None else None
-            results.append(Scored(o.result, o.pairs, internal=o.internal, message=message))
         n_planned = sum(isinstance(p, Planned) for p in flat)
         if self.metrics is not None and n_planned:
-            n_pairs = sum(r.pairs for r in results)
+            n_pairs = sum(o.pairs for o in outcomes)
             self.metrics.batch_records.observe(n_planned)
             self.metrics.batch_pairs.observe(n_pairs)
             self.metrics.pairs.inc(n_pairs)
-        it = iter(results)
+        it = iter(outcomes)
         return [[next(it) for _ in job.planned] for job in jobs]
 
-    def _deliver(self, jobs: list[_Job], results: list[list[Scored]]) -> None:
+    def _run_call(self, call: _Call) -> None:
+        if call.cancelled:
+            return
+        try:
+            value, failed = call.fn(self.scorer), False
+        except Exception as err:  # noqa: BLE001 - handed to the caller, who says what it was
+            value, failed = err, True
+        try:
+            call.loop.call_soon_threadsafe(_settle, call.future, value, failed)
+        except RuntimeError:  # the caller's event loop is gone
+            pass
+
+    def _deliver(self, jobs: list[_Job], results: list[list[Outcome]]) -> None:
         for job, scored in zip(jobs, results):
             try:
                 job.loop.call_soon_threadsafe(_set_result, job.future, scored)
@@ -300,4 +327,13 @@ class MicroBatcher:
 
 def _set_result(future: asyncio.Future, value: Any) -> None:
     if not future.done():
+        future.set_result(value)
+
+
+def _settle(future: asyncio.Future, value: Any, failed: bool) -> None:
+    if future.done():
+        return
+    if failed:
+        future.set_exception(value)
+    else:
         future.set_result(value)

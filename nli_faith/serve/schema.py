@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -30,6 +30,7 @@ from nli_faith.errors import (
 )
 from nli_faith.records import JSONInputError, Limits, Record, load_json, parse_record
 from nli_faith.rows import ScoredRecord
+from nli_faith.serve.settings import Action
 
 
 class ServeError(Exception):
@@ -119,15 +120,13 @@ class ScoreRequest(BaseModel):
     id: str | int | None = Field(None, description="echoed in the reply")
 
 
-Decision = Literal["pass", "block"]
-
 #: ``/v1/score``'s reply: what ``nli-faith score`` writes for the record (its schema,
 #: :class:`~nli_faith.rows.ScoredRecord`), plus the policy's decision and the time.
 ScoreReply: type[BaseModel] = create_model(
     "ScoreReply",
     __base__=ScoredRecord,
     __doc__="What `nli-faith score` writes for the record, plus the decision and the time.",
-    decision=(Decision, Field(description="the service policy's decision")),
+    decision=(Action, Field(description="the service policy's decision")),
     time_ms=(float, Field(description="time spent on the request, in milliseconds")),
 )
 
@@ -137,7 +136,7 @@ BatchItem: type[BaseModel] = create_model(
     __base__=ScoredRecord,
     __doc__="One record of a batch reply: its index in the request, its row, the decision.",
     index=(int, Field(description="position of the record in the request")),
-    decision=(Decision | None, Field(description="none for a record that was not scored")),
+    decision=(Action | None, Field(description="none for a record that was not scored")),
 )
 
 

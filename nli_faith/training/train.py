@@ -10,7 +10,8 @@ resumes from the last one. At the end the model is saved to
 ``OUTPUT/eval.md``).
 
 The options are :class:`~nli_faith.training.options.TrainConfig`; the rows come from
-:mod:`nli_faith.training.rows`, the loss, Trainer subclass and callbacks from
+:mod:`nli_faith.training.rows` (with an optional augment step: synthetic pairs, made by
+``python -m research.train``), the loss, Trainer subclass and callbacks from
 :mod:`nli_faith.training.trainer`.
 """
 
@@ -22,7 +23,7 @@ import logging
 import sys
 import time
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ from nli_faith.errors import E_DATA_EMPTY, DataError
 
 from .data import NLIExample, expand_paths
 from .options import TrainConfig
-from .rows import load_training_rows, teacher_table
+from .rows import Augment, load_training_rows, teacher_table
 from .trainer import dev_accuracy, freeze, time_budget_class, trainer_class
 
 logger = logging.getLogger(__name__)
@@ -39,10 +40,12 @@ logger = logging.getLogger(__name__)
 LABELS3 = ("entailment", "neutral", "contradiction")
 
 
-def train(cfg: TrainConfig) -> dict:
+def train(cfg: TrainConfig, augment: Augment | None = None) -> dict:
     """Train, save to ``OUTPUT/model`` and evaluate.
 
-    Returns the summary that is also written to ``OUTPUT/train_summary.json``.
+    ``augment`` adds made rows to the training rows (:data:`~nli_faith.training.rows.Augment`;
+    ``python -m research.train`` passes the synthesis step). Returns the summary that is also
+    written to ``OUTPUT/train_summary.json``.
     """
     import torch
     from transformers import (
@@ -58,7 +61,7 @@ def train(cfg: TrainConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     set_seed(cfg.seed)
     t0 = time.time()
-    rows, counts, held_path, dev_rows = load_training_rows(cfg)
+    rows, counts, held_path, dev_rows = load_training_rows(cfg, augment)
     logger.info("training rows: %d (%s)", len(rows), dict(Counter(r.label for r in rows)))
     distilling = bool(cfg.teacher or cfg.teacher_probs)
     if not distilling:
@@ -209,6 +212,7 @@ def train(cfg: TrainConfig) -> dict:
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     summary = {
         "config": asdict(cfg),
+        "augment": _described(augment),
         "command": " ".join(sys.argv),
         "rows_by_file": counts,
         "rows_total": len(rows),
@@ -231,6 +235,13 @@ def train(cfg: TrainConfig) -> dict:
     (out / "train_summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     evaluate_model(final, cfg, held_path)
     return summary
+
+
+def _described(augment: Augment | None) -> dict | str | None:
+    """The augment step's settings for the summary (a dataclass's fields, else its repr)."""
+    if augment is None:
+        return None
+    return asdict(augment) if is_dataclass(augment) else repr(augment)
 
 
 def evaluate_model(model_dir: Path, cfg: TrainConfig, held_path: Path | None) -> dict:

@@ -9,7 +9,7 @@ tar.xz (about 13 MiB):
 It holds every ``nli/train`` and ``nli/train-extra`` row whose premise has at most
 ``--max-premise-words`` words, shuffled with a fixed seed (``nli_all.jsonl``), and the
 task mix's ``train.jsonl``, ``replay.jsonl`` and ``dev_select.jsonl`` (from
-``python -m nli_faith.training.taskmix``). ``finetune_pair.sh`` reads it on the machine.
+``python -m research.taskmix``). ``finetune_pair.sh`` reads it on the machine.
 """
 
 from __future__ import annotations

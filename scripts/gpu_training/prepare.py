@@ -37,18 +37,21 @@ def _mpnet_fp16(work: Path) -> Path:
 
 
 def _synthetic(args: argparse.Namespace, run: str) -> Path:
-    """The synthetic sets ``nli-faith train --synthetic --dev-fraction 0.02`` would make."""
-    from nli_faith.training.train import TrainConfig, load_training_rows
+    """The synthetic sets ``python -m research.train --synthetic --dev-fraction 0.02`` would
+    make."""
+    from nli_faith.training.rows import load_training_rows
+    from nli_faith.training.train import TrainConfig
+    from research.augment import Synthesis
 
     out = args.work / "runs" / run
     cfg = TrainConfig(
         base_model="unused",
         train_files=[str(args.data / "train"), str(args.data / "train-extra")],
         output_dir=str(out),
-        synthetic=True,
         dev_fraction=0.02,
     )
-    load_training_rows(cfg)  # writes OUTPUT/synthetic/, which train() reuses
+    # writes OUTPUT/synthetic/, which the training run reuses
+    load_training_rows(cfg, Synthesis(output_dir=str(out), synthetic=True))
     return out / "synthetic"
 
 

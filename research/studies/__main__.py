@@ -1,0 +1,3 @@
+from research.studies import RUNNER
+
+raise SystemExit(RUNNER.main())
