@@ -56,15 +56,17 @@ def test_n_process_and_stream_give_the_same_results(tiny_scorer):
             list(tiny_scorer.score_stream(recs, block_size=bad))
 
 
-def test_workers_see_a_planning_setting_changed_after_they_started(tiny_scorer):
+def test_workers_see_a_planning_setting_changed_after_they_started(tiny_model_dir):
     """Workers forked before a setting changed must plan with the new one, as one process
     does (they used to keep the settings of the moment they were forked)."""
     from nli_faith.engine.runner import usable_cpus
     from nli_faith.records import Limits
+    from nli_faith.scorer import FaithfulnessScorer
 
     if usable_cpus() < 2:
         pytest.skip("planning workers need at least 2 usable CPUs")
     recs = records(24)
+    tiny_scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")  # its own: changed
     before = tiny_scorer.score_batch(recs)
     assert tiny_scorer.score_batch(recs, n_process=2) == before  # the workers are forked
     changes = [
