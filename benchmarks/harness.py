@@ -65,6 +65,8 @@ BENCHMARKS = {
     "spans": "benchmarks.spans",
     "verdict_agreement": "benchmarks.verdict_agreement",
     "stream": "benchmarks.stream",
+    "rag_dev": "benchmarks.rag_dev",
+    "decision_fit": "benchmarks.decision_fit",
 }
 
 

@@ -218,3 +218,105 @@ def test_every_module_imports_and_every_benchmark_runs_through_the_harness(tmp_p
     page = (tmp_path / "stand_in.md").read_text()
     assert page.startswith("# A stand-in\n") and "**Machine:**" in page and "| 1 |" in page
     assert harness.load_results(tmp_path)[0]["name"] == "stand_in"
+
+
+def test_rag_dev_figures_of_the_hallucinated_class():
+    from benchmarks.rag_dev import balanced_accuracy, prf
+
+    labels = [0, 0, 0, 1, 1]  # 0 = hallucinated
+    flags = [True, True, False, True, False]
+    assert prf(labels, flags) == {"f1": 66.7, "precision": 66.7, "recall": 66.7, "n": 5,
+                                  "flagged": 3}  # fmt: skip
+    assert balanced_accuracy(labels, flags) == round(100 * (2 / 3 + 1 / 2) / 2, 1)
+
+
+def test_decision_fit_claim_labels_and_leave_one_dataset_out():
+    from benchmarks.decision_fit import claim_labels, evaluate, fit_on
+    from benchmarks.learned_decision import FEATURES
+
+    rt = {"set": "ragtruth", "label": 0, "spans": [[10, 20, "Evident Conflict"]],
+          "claims": [{"start": 0, "end": 9}, {"start": 15, "end": 30}]}  # fmt: skip
+    assert claim_labels(rt) == [1, 0]  # a claim is hallucinated where it meets a span
+    many = {"set": "q2", "label": 0, "claims": [{}, {}]}
+    assert claim_labels(many) == [None, None]  # which claim is wrong is not known
+
+    def row(ds, label, p):  # one-claim answers whose p_entail separates the classes
+        f = [p] + [0.0] * (len(FEATURES) - 1)
+        v = "yes" if p >= 0.5 else "idk"
+        return {"set": ds, "label": label, "task": ds,
+                "claims": [{"features": f, "verdict": v, "rule": None}]}  # fmt: skip
+
+    rows = [row(ds, y, p) for ds in ("a", "b") for y, p in ((1, 0.9), (1, 0.8), (0, 0.1),
+                                                           (0, 0.2))] * 5  # fmt: skip
+    d = fit_on([r for r in rows if r["set"] == "a"], c=1.0)
+    assert d.coef[0] > 0  # entailment speaks for faithfulness
+    assert evaluate(d, [r for r in rows if r["set"] == "b"])["ba"] == 100.0
+
+
+def test_learned_decision_round_trip_and_verdicts():
+    from benchmarks.learned_decision import FEATURES, LearnedDecision
+
+    d = LearnedDecision(coef=tuple(range(len(FEATURES))), intercept=-1.5, threshold=0.4,
+                        fitted_on="some labels")  # fmt: skip
+    data = d.to_dict()
+    assert list(data["coef"]) == list(FEATURES)  # every coefficient named
+    assert LearnedDecision.from_dict(json.loads(json.dumps(data))) == d
+    with pytest.raises(ValueError, match="features"):
+        LearnedDecision.from_dict({**data, "coef": {"p_entail": 1.0}})
+    x = np.zeros((3, len(FEATURES)))
+    sure = LearnedDecision(coef=(0.0,) * len(FEATURES), intercept=5.0, threshold=0.5)
+    doubt = LearnedDecision(coef=(0.0,) * len(FEATURES), intercept=-5.0, threshold=0.5)
+    assert sure.verdicts(x, ["no", "idk", "yes"])[0] == ["yes", "yes", "yes"]
+    assert doubt.verdicts(x, ["no", "idk", "yes"])[0] == ["no", "idk", "idk"]
+
+
+def test_learned_decision_features_of_a_claim():
+    from benchmarks.learned_decision import FEATURES, claim_features
+    from nli_faith.text.lexical import content_words
+
+    f = claim_features(
+        "The warranty lasts two years.", verdict="no", p_entail=0.1, p_contradict=0.8,
+        evidence="The guarantee lasts one year.",
+        context_words=content_words("The warranty lasts one year. Two shops."),
+        conflict=True, unexplained=False,
+    )  # fmt: skip
+    got = dict(zip(FEATURES, f))
+    assert got["model_no"] == 1.0 and got["model_yes"] == 0.0 and got["conflict"] == 1.0
+    assert got["coverage_evidence"] == pytest.approx(2 / 3)  # last, year; not "warranty"
+    assert got["coverage_context"] == 1.0
+
+
+def test_learned_decision_features_come_from_the_stages_and_change_no_score(bundled_scorer):
+    """The study reads the scorer's matrices and results; scoring is the same before and
+    after it, and the stages' aggregation is score_batch's."""
+    from benchmarks.learned_decision import FEATURES, result_features
+
+    ctx = [
+        "The device is covered for a period of twenty-four months from the date of purchase.",
+        "We provide complimentary delivery on purchases over $50.",
+    ]
+    recs = [
+        {"response": "The warranty lasts thirty-six months. Delivery costs nothing for "
+                     "purchases above $50.", "context": ctx},
+        {"response": "24 months", "context": ctx,
+         "question": "How long is the device covered?"},
+    ]  # fmt: skip
+    before = bundled_scorer.score_batch(recs)
+    matrices = bundled_scorer.stages.matrices_of(recs)
+    for m, res in zip(matrices, before):
+        again = bundled_scorer.stages.aggregate(m)
+        assert again == res
+        x = result_features(m, again)
+        assert x.shape == (len(res.claims), len(FEATURES))
+        got = [dict(zip(FEATURES, row)) for row in x]
+        assert [g["p_entail"] for g in got] == [c.p_entail for c in res.claims]
+        assert [g["model_yes"] for g in got] == [float(c.verdict == "yes") for c in res.claims]
+        assert [g["unexplained"] for g in got] == [
+            float(c.decision_note is not None) for c in res.claims
+        ]
+        assert all(0.0 <= v <= 1.0 for g in got for v in g.values())
+    warranty, delivery = (dict(zip(FEATURES, r)) for r in result_features(matrices[0], before[0]))
+    assert before[0].claims[0].verdict == "no" and warranty["conflict"] == 1.0  # 36 vs 24
+    assert warranty["has_number"] == 0.0 and delivery["has_number"] == 1.0
+    assert before[1].claims[0].scored_as is not None  # the short answer, read with its question
+    assert bundled_scorer.score_batch(recs) == before

@@ -95,6 +95,14 @@ class ClaimVerdict:
     #: For a claim that is not ``yes``: the words of it that its evidence does not back
     #: (the whole claim when nothing smaller is to blame); empty for supported claims.
     unsupported_spans: list[UnsupportedSpan] = field(default_factory=list)
+    #: The text the model read when it is not ``claim`` as written (a short answer joined
+    #: with its question: "3 years" is scored as "How long should I keep tax records: 3
+    #: years."); None when the claim was scored as written.
+    scored_as: str | None = None
+    #: When a decision step, not the thresholds, set the verdict: why a model
+    #: contradiction was set aside because no conflict shows (``idk``, not ``no``:
+    #: :mod:`nli_faith.rules.conflicts`); else None.
+    decision_note: str | None = None
 
 
 @dataclass(frozen=True)

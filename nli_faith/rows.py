@@ -15,7 +15,8 @@ Keys in :data:`OPTIONAL_KEYS` appear in the JSON object only when they apply (``
 for a failed record, the reference rates with a reference answer, ``faithful`` with
 calibrated thresholds, ``context_empty`` when the context held no text); in Arrow rows
 they are always there, null when absent. A claim's keys in :data:`OPTIONAL_CLAIM_KEYS`
-appear only when set (``reference_label`` only with a reference answer).
+(``rule``, ``scored_as``, ``decision_note``) appear only when set (``reference_label``
+only with a reference answer).
 
 Example:
     >>> {"line", "faithful", "hallucination_rate", "claims"} <= set(ScoredRecord.model_fields)
@@ -54,7 +55,7 @@ OPTIONAL_KEYS = (
 #: The reference-answer keys: in the JSON object only when the record had a reference.
 REFERENCE_KEYS = ("hallucination_rate", "self_knowledge_rate")
 #: A claim's keys that its JSON object has only when they are set (not None).
-OPTIONAL_CLAIM_KEYS = ("rule",)
+OPTIONAL_CLAIM_KEYS = ("rule", "scored_as", "decision_note")
 
 
 class RowKeys(BaseModel):

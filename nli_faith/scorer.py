@@ -246,10 +246,11 @@ class FaithfulnessScorer:
     ) -> FaithfulnessResult:
         """Score one response against its context (a string or one string per document).
 
-        ``question`` is accepted for API symmetry with RAG evaluators; the
-        score depends only on the response and the context. A bad record (wrong types,
-        past a limit) raises :class:`~nli_faith.errors.RecordError`. With a ``reference``
-        answer, the claims the context does not support are also labelled
+        ``question`` is read only with a short answer that is a phrase, not a sentence
+        ("3 years"): it is scored as the claim the answer makes about the question
+        (``ClaimVerdict.scored_as``, see :mod:`nli_faith.text.questions`). A bad record
+        (wrong types, past a limit) raises :class:`~nli_faith.errors.RecordError`. With a
+        ``reference`` answer, the claims the context does not support are also labelled
         hallucination or self-knowledge (``scorer.stages.check_reference``).
         """
         rec = parse_record(

@@ -19,9 +19,9 @@ def _marked(claim: str, evidence: str | None, verdict: str) -> list[tuple[str, s
     ("response", "verdict", "kind"),
     [
         ("The device is covered for thirty-six months.", "no", "contradicted"),
-        # the evidence states another value, but says nothing of a warranty lasting: the
-        # verdict's number rule does not call it contradicted, and neither does the span
-        ("The warranty lasts thirty-six months.", "idk", "unsupported"),
+        # quantities are matched by what they measure: a device covered for months is
+        # what a warranty lasting months measures, so the other value contradicts it
+        ("The warranty lasts thirty-six months.", "no", "contradicted"),
     ],
 )
 def test_the_wrong_number_and_nothing_else_is_marked(bundled_scorer, response, verdict, kind):

@@ -74,6 +74,7 @@ def aggregate(
     # rules stage (nli_faith.rules): verdicts decided by rule, abstentions set apart
     ruled = apply_rules(m.claims, m.chunks, d)
     d, kept = ruled.decisions, ruled.kept
+    decided = list(ruled.set_aside) or [None] * len(m.claims)
     cited = [c.cites for c in m.claims]
     statuses: list[str | None] = [None] * len(m.claims)
     if any(c is not None for c in cited):
@@ -112,7 +113,7 @@ def aggregate(
         uncertain = bands[i] == "uncertain"
         claims_out.append(
             ClaimVerdict(
-                claim=claim.text,
+                claim=claim.text if claim.written is None else claim.written,
                 start=claim.start,
                 end=claim.end,
                 verdict=verdicts[i],
@@ -130,6 +131,8 @@ def aggregate(
                     else []
                 ),
                 rule=ruled.notes[i],
+                scored_as=None if claim.written is None else claim.text,
+                decision_note=decided[i],
             )
         )
     n_cited = n_wrong = None
@@ -201,9 +204,10 @@ def evidence(chunk: Chunk) -> Evidence:
 def unsupported_spans(claim: Claim, verdict: str, ev: Evidence | None) -> list[UnsupportedSpan]:
     """The words of a claim that is not supported that its evidence does not back."""
     raw = claim.text if claim.raw is None else claim.raw
+    text = claim.text if claim.written is None else claim.written  # the words as written
     out = []
-    for span, kind in find_spans(claim.text, ev.text if ev else None, verdict=verdict):
-        s, e = to_response(claim.text, raw, claim.start, span)
+    for span, kind in find_spans(text, ev.text if ev else None, verdict=verdict):
+        s, e = to_response(text, raw, claim.start, span)
         out.append(
             UnsupportedSpan(s, e, raw[s - claim.start : e - claim.start], kind, ev and ev.text)
         )

@@ -10,6 +10,7 @@ stage decide the pair mask.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -24,10 +25,16 @@ from nli_faith.rules import rule_rows
 from nli_faith.rules.numbers import number_support_mask
 from nli_faith.scoring.composite import plan_composites
 from nli_faith.text.chunking import Chunk, chunk_documents, sentence_members
-from nli_faith.text.citations import assign_citations, find_citations, strip_citations
+from nli_faith.text.citations import (
+    assign_citations,
+    find_citations,
+    named_passage,
+    strip_citations,
+)
 from nli_faith.text.claims import Claim
 from nli_faith.text.enumerations import drop_self_counts
 from nli_faith.text.fit import fit_claims
+from nli_faith.text.questions import claim_with_question
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +95,12 @@ def number_mask(claims: Sequence[Claim], chunks: Sequence[Chunk]) -> np.ndarray:
 
 
 def split_claims(
-    parts: Parts, response: str, *, record: str = "the record", limits: Limits | None = None
+    parts: Parts,
+    response: str,
+    *,
+    record: str = "the record",
+    limits: Limits | None = None,
+    question: str | None = None,
 ) -> list[Claim]:
     """The response's claims, each short enough to sit beside a chunk in the model.
 
@@ -97,6 +109,8 @@ def split_claims(
     a :class:`~nli_faith.errors.RecordError`. This is the one place the claim limit is
     checked.
     """
+    if (whole := answer_claim(response, question)) is not None:
+        return [whole]
     limit = claim_tokens(parts)
     fitted = fit_claims(
         parts.splitter.split(response),
@@ -113,16 +127,54 @@ def split_claims(
         )
     (parts.limits if limits is None else limits).check_claims(len(fitted.claims))
     claims = [replace(c, raw=response[c.start : c.end]) for c in fitted.claims]
-    return cited(response, claims)
+    return with_question(cited(response, claims), question)
+
+
+def answer_claim(response: str, question: str | None) -> Claim | None:
+    """A whole response that is a short answer ("3 years", "New York City": a phrase the
+    splitter would drop as a label) as one claim read with its question, else None."""
+    text = response.strip()
+    if question is None or not text or "\n" in text:
+        return None
+    full = claim_with_question(question, text)
+    if full is None:
+        return None
+    start = response.index(text)
+    return Claim(full, start, start + len(text), raw=text, written=text)
+
+
+def _framed(response: str, claim: Claim) -> Claim:
+    """``claim`` citing the passage its attribution frame names, if it names one (the
+    frame was taken off the claim: it is the sentence's text before the claim)."""
+    before = _SENTENCE_BREAK_RE.split(response[: claim.start])[-1]
+    n = named_passage(before + response[claim.start : claim.end])
+    return claim if n is None else replace(claim, cites=frozenset({n}))
+
+
+_SENTENCE_BREAK_RE = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+def with_question(claims: list[Claim], question: str | None) -> list[Claim]:
+    """A lone short answer ("3 years") read with its question as one full claim
+    (:func:`~nli_faith.text.questions.claim_with_question`); other claims as they are."""
+    if question is None or len(claims) != 1 or claims[0].kind is not None:
+        return claims
+    full = claim_with_question(question, claims[0].text)
+    return claims if full is None else [replace(claims[0], text=full, written=claims[0].text)]
 
 
 def cited(response: str, claims: list[Claim]) -> list[Claim]:
-    """With citation markers: the claims stripped of them and told what they cite."""
+    """With citation markers: the claims stripped of them and told what they cite; a
+    claim whose attribution frame names a passage ("Passage 2 states that ...") cites it."""
+    claims = [_framed(response, c) for c in claims]
     markers = find_citations(response)
     if not markers or not claims:
         return claims
     cites = assign_citations(markers, [(c.start, c.end) for c in claims])
-    return [replace(c, text=strip_citations(c.text), cites=d) for c, d in zip(claims, cites)]
+    return [
+        replace(c, text=strip_citations(c.text), cites=c.cites if d is None else d)
+        for c, d in zip(claims, cites)
+    ]
 
 
 def chunk(parts: Parts, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
@@ -144,9 +196,11 @@ def plan_response(
     *,
     record: str = "the record",
     limits: Limits | None = None,
+    question: str | None = None,
 ) -> Plan:
-    """The plan of one response against its context (``limits``: see :func:`split_claims`)."""
-    claims = split_claims(parts, response, record=record, limits=limits)
+    """The plan of one response against its context (``limits``: see :func:`split_claims`),
+    read with its question, if any."""
+    claims = split_claims(parts, response, record=record, limits=limits, question=question)
     return plan_claims(parts, claims, context)
 
 
@@ -203,7 +257,9 @@ def plan_parsed(
     if isinstance(rec, RecordError):
         return Failed.of(rec)
     try:
-        plan = plan_response(parts, rec.response, rec.context, record=name, limits=limits)
+        plan = plan_response(
+            parts, rec.response, rec.context, record=name, limits=limits, question=rec.question
+        )
     except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
         return Failed.of(err)
     return Planned(plan, rec.reference)

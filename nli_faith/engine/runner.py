@@ -182,7 +182,8 @@ class Runner:
 
     def score_record(self, rec: Record) -> FaithfulnessResult:
         """One parsed record's result; raises what planning or scoring it raises."""
-        planned = Planned(plan_response(self.parts, rec.response, rec.context), rec.reference)
+        plan = plan_response(self.parts, rec.response, rec.context, question=rec.question)
+        planned = Planned(plan, rec.reference)
         (outcome,) = self.run([planned])
         if outcome.exception is not None:
             raise outcome.exception

@@ -43,23 +43,28 @@ class Stages:
         self.parts = parts
         self._runner = runner
 
-    def claims(self, response: str, *, record: str = "the record") -> list[Claim]:
+    def claims(
+        self, response: str, *, record: str = "the record", question: str | None = None
+    ) -> list[Claim]:
         """The response's claims, each short enough to sit beside a chunk in the model.
 
         A longer claim is split at clause, comma or word boundaries (one warning naming
         ``record``); more claims than ``limits.max_claims`` is a
-        :class:`~nli_faith.errors.RecordError`.
+        :class:`~nli_faith.errors.RecordError`. With a ``question``, a short answer ("3
+        years") is one claim read with it, as ``score()`` reads it.
         """
-        return plan.split_claims(self.parts, response, record=record)
+        return plan.split_claims(self.parts, response, record=record, question=question)
 
     def chunks(self, context: str | Sequence[str], claims: Sequence[Claim]) -> list[Chunk]:
         """The context's chunks, each fitting in the model beside the longest of ``claims``."""
         return plan.chunk(self.parts, context, claims)
 
-    def plan(self, response: str, context: str | Sequence[str]) -> Plan:
-        """Split ``response`` into claims and ``context`` into chunks, and pick the pairs
-        to score; no model call."""
-        return plan.plan_response(self.parts, response, context)
+    def plan(
+        self, response: str, context: str | Sequence[str], *, question: str | None = None
+    ) -> Plan:
+        """Split ``response`` into claims (read with ``question``, as :meth:`claims` says)
+        and ``context`` into chunks, and pick the pairs to score; no model call."""
+        return plan.plan_response(self.parts, response, context, question=question)
 
     def matrices(self, plans: Sequence[Plan], *, progress: bool = False) -> list[NLIMatrix]:
         """The NLI matrix of each plan, the pairs of all of them in one model pass (as

@@ -98,7 +98,8 @@ class StreamCheck:
     Args:
         parts: the scorer's parts (read at the start: a later change is not seen).
         context: the retrieved context, a string or one string per document.
-        question: the question, kept for the record.
+        question: the question: a short answer ("3 years") is read with it, as
+            ``score()`` reads it (the last check, which sees the whole answer).
         policy: when to stop the stream; ``None``: never, every sentence is released.
     """
 
@@ -211,7 +212,8 @@ class StreamCheck:
         piece is on its way. The pairs are remembered, so when the end is confirmed the
         check only plans and reads them; if it was no end, nothing is released."""
         try:
-            claims = [c for c in split_claims(self.parts, self.text) if c.start >= self.released]
+            said = split_claims(self.parts, self.text, question=self.record.question)
+            claims = [c for c in said if c.start >= self.released]
             if claims:
                 self.runner.run([Planned(plan_claims(self.parts, claims, self.context))])
         except Exception:  # noqa: BLE001 - a guess; the real check raises what is wrong
@@ -226,7 +228,11 @@ class StreamCheck:
                 self.released = upto
             return []
         prefix = self.text[:upto]
-        claims = [c for c in split_claims(self.parts, prefix) if c.start >= start]
+        # the whole answer (the last check) is read with its question, as score() reads it
+        question = self.record.question if final else None
+        claims = [
+            c for c in split_claims(self.parts, prefix, question=question) if c.start >= start
+        ]
         verdicts: list[ClaimVerdict] = []
         if claims:
             (outcome,) = self.runner.run([Planned(plan_claims(self.parts, claims, self.context))])

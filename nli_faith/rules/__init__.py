@@ -14,6 +14,10 @@ field then says which rule decided and why. The rules:
   trials" against a first and a second trial) is ``no``: :mod:`nli_faith.rules.aggregates`;
 * **exceptions**: a supported claim that a more specific statement about its subject
   contradicts (another bound, a negation) is ``no``: :mod:`nli_faith.rules.exceptions`;
+* **conflicts**: a model contradiction that shows no conflict (no other number, date,
+  name, negation or opposite word in its evidence), on a claim whose content words the
+  evidence mostly holds, is ``idk``, not ``no`` (``Ruled.set_aside`` says why, shown as
+  the claim's ``decision_note``): :mod:`nli_faith.rules.conflicts`;
 * **summaries**: a claim that sums up several statements ("the whole process involves
   several network elements, each with its own role") that the model leaves ``idk`` is
   ``yes`` when the statements it sums up hold every specific word of it:
@@ -23,13 +27,14 @@ field then says which rule decided and why. The rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
 
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
+from nli_faith.rules.conflicts import unexplained
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend
@@ -48,6 +53,8 @@ class Ruled:
     decisions: ClaimDecisions
     notes: list[str | None]  # per claim: the rule that decided it and why, else None
     abstentions: np.ndarray  # bool per claim: an abstention (left out of the scores)
+    #: per claim: why the model's contradiction was set aside (no conflict shows), else None
+    set_aside: list[str | None] = field(default_factory=list)
 
     @property
     def kept(self) -> list[int]:
@@ -66,6 +73,7 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
     p_e, p_c = np.array(d.p_entail, dtype=np.float32), np.array(d.p_contradict, dtype=np.float32)
     e_chunk, c_chunk = np.array(d.best_entail_chunk), np.array(d.best_contradict_chunk)
     notes: list[str | None] = [None] * n
+    set_aside: list[str | None] = [None] * n
     abstain = np.zeros(n, dtype=bool)
     plain = [k.text for k, comp in zip(chunks, is_composite(chunks)) if not comp]
     plain_idx = [j for j, comp in enumerate(is_composite(chunks)) if not comp]
@@ -107,6 +115,13 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
             verdicts[i], p_e[i], p_c[i] = "yes", 1.0, 0.0
             e_chunk[i], c_chunk[i] = k, -1
             notes[i] = f"summary: {note}"
+        elif (
+            verdicts[i] == "no"
+            and c_chunk[i] >= 0
+            and (why := unexplained(claim.text, chunks[int(c_chunk[i])].text))
+        ):
+            verdicts[i] = "idk"  # p_contradict stays the model's: the note says why
+            set_aside[i] = why
     return Ruled(
         replace(
             d,
@@ -118,6 +133,7 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
         ),
         notes,
         abstain,
+        set_aside,
     )
 
 

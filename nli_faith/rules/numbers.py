@@ -89,10 +89,21 @@ def quantity_mismatch(claims: list[str], chunks: list[str]) -> np.ndarray:
             said = chunk_words[j]
             if words and abbreviated[j] and not words <= said:  # "MSFT ROE" is "Microsoft's
                 said = content_words(align_premise(chunks[j], claims[i]))  # return on equity"
-            share = len(words & said) / len(words) if words else 1.0
+            share = _measure_share(words, said)
             if share >= MISMATCH_MIN_SHARE and any(_differs(q, have) for q in qs):
                 mask[i, j] = max(share, 1e-3)
     return mask
+
+
+def _measure_share(words: frozenset[str], said: frozenset[str]) -> float:
+    """Share of the claim's topic words the chunk names, itself or by a word naming the
+    same measured thing (:data:`~nli_faith.text.glossary.MEASURES`: "warranty" is named
+    by "covered"), so quantities are matched by what they measure."""
+    if not words:
+        return 1.0
+    from nli_faith.text.glossary import measure_of
+
+    return sum(1 for w in words if w in said or measure_of(w) & said) / len(words)
 
 
 _ABBREVIATION_RE = re.compile(r"\b[A-Z][A-Za-z&/.]*[A-Z]\b")

@@ -105,3 +105,27 @@ def assign_citations(
         docs.update(n - base for n in c.numbers)
         cited[owner] = docs
     return [None if d is None else frozenset(d) for d in cited]
+
+
+#: An attribution frame naming a numbered passage at the start of a claim as written:
+#: "Passage 2 states that ...", "According to document 3, ...", "In source 1, ...".
+_NAMED_PASSAGE_RE = re.compile(
+    r"^\W*(?:according to |as (?:stated|mentioned|noted|described) in |in |per )?(?:the )?"
+    r"(?:passage|document|doc|source|context|article|excerpt|snippet|reference)\s*#?"
+    r"(?P<n>\d{1,3})\b",
+    re.IGNORECASE,
+)
+
+
+def named_passage(raw: str) -> int | None:
+    """The 0-based document a claim's attribution frame names ("Passage 2 clarifies
+    that ..." names document 1), else None.
+
+    Example:
+        >>> named_passage("Passage 2 clarifies that it applies to the total.")
+        1
+        >>> named_passage("It applies to the total.") is None
+        True
+    """
+    m = _NAMED_PASSAGE_RE.match(raw)
+    return None if m is None or int(m.group("n")) < 1 else int(m.group("n")) - 1

@@ -10,7 +10,48 @@ the table holds those it cannot ("GOOGL" / "Alphabet", "KO" / "Coca-Cola").
 
 from __future__ import annotations
 
-__all__ = ["METRICS", "TICKERS"]
+__all__ = ["MEASURES", "METRICS", "TICKERS", "measure_of"]
+
+#: Words that name the same measured thing: a quantity of a claim and one of the context
+#: measure the same when the words around them fall in one group ("the warranty lasts
+#: 36 months" / "the device is covered for a period of 24 months"), not when they only
+#: share a unit ("delivery takes 3 days" / "returns are accepted within 30 days").
+MEASURES: tuple[frozenset[str], ...] = tuple(
+    frozenset(group.split())
+    for group in (
+        "warranty warranties guarantee guaranteed cover covered coverage covers warranted",
+        "last lasts lasting period duration valid validity term",
+        "delivery deliver delivered deliveries shipping ship shipped shipment dispatch "
+        "dispatched arrive arrives",
+        "price prices cost costs fee fees charge charges charged pay paid payment priced",
+        "free complimentary",
+        "refund refunds refunded reimburse reimbursed reimbursement money-back",
+        "return returns returned",
+        "salary salaries wage wages pay earn earns income",
+        "revenue revenues sales turnover",
+        "employee employees staff worker workers headcount personnel",
+        "population inhabitants residents people",
+        "order orders purchase purchases bought buy",
+        "discount discounts off reduction",
+        "deadline due within",
+    )
+)
+
+
+def measure_of(word: str) -> frozenset[str]:
+    """The words naming the same measured thing as ``word`` (empty when none).
+
+    Example:
+        >>> "covered" in measure_of("warranty")
+        True
+    """
+    return _MEASURE_INDEX.get(word, frozenset())
+
+
+_MEASURE_INDEX: dict[str, frozenset[str]] = {}
+for _group in MEASURES:
+    for _w in _group:
+        _MEASURE_INDEX[_w] = _MEASURE_INDEX.get(_w, frozenset()) | _group
 
 #: Metric abbreviation -> the ways it is spelled out (lower case).
 METRICS: dict[str, tuple[str, ...]] = {

@@ -72,13 +72,25 @@ _CONTEXT_NOUN = (
     r"passages?|text|texts|excerpts?|materials?|data|search results|references?|"
     r"articles?|snippets?|knowledge base|records?)"
 )
+#: A passage's number after its noun: "Passage 2", "document [3]", "source #1".
+_NUMBERED = r"(?: (?:\[?\d+\]?|#\d+|[ivx]{1,4}\b))?"
+#: What an attribution frame says its source does: "states", "clarifies", "points out"...
+_FRAME_VERB = (
+    r"(?:states?|says?|mentions?|indicates?|shows?|notes?|explains?|suggests?|confirms?|"
+    r"clarif(?:y|ies)|specif(?:y|ies)|reports?|describes?|highlights?|emphasi[sz]es?|adds?|"
+    r"points? out|tells? us|reveals?|outlines?|details?|discusses?|claims?|argues?|writes?|"
+    r"notes? down|provides? information|informs? us|stresses?|recommends?|advises?)"
+)
 #: Prefixes that frame a claim without adding content; they are stripped and the rest
 #: (capitalised) is the claim: "Based on the provided context, the warranty lasts two
 #: years." -> "The warranty lasts two years."
 META_PREFIX_PATTERNS: tuple[str, ...] = (
     r"(?:based (?:on|upon)|according to|per|from|in light of|as (?:stated|mentioned|"
     r"described|noted|shown|indicated|outlined|specified) in) "
-    r"(?:the |this |these |your |my )?(?:[a-z]+ ){0,2}?" + _CONTEXT_NOUN + r"(?: (?:in|from|of)"
+    r"(?:the |this |these |your |my )?(?:[a-z]+ ){0,2}?"
+    + _CONTEXT_NOUN
+    + _NUMBERED
+    + r"(?: (?:in|from|of)"
     r" (?:the )?(?:[a-z]+ )?" + _CONTEXT_NOUN + r")?(?: (?:provided|given|above|supplied|"
     r"available|shared|retrieved|you (?:provided|shared|gave|sent)))?(?: to me)? ?, ?",
     r"(?:the|this|these) (?:provided |given |retrieved |above )?"
@@ -86,6 +98,13 @@ META_PREFIX_PATTERNS: tuple[str, ...] = (
     + r" (?:provided |given |above )?(?:clearly )?(?:states?|says?|mentions?|indicates?|"
     r"shows?|notes?|explains?|suggests?|confirms?|specif(?:y|ies)|reports?|describes?)"
     r" that ",
+    # a numbered or ordinal passage as the subject: "Passage 2 clarifies that ..."
+    r"(?:(?:the|this) )?(?:(?:first|second|third|fourth|fifth|last|other|same) )?"
+    + _CONTEXT_NOUN
+    + _NUMBERED
+    + r" (?:also |further |clearly |explicitly |specifically )?"
+    + _FRAME_VERB
+    + r" that ",
     r"(?:it is|it's) (?:stated|mentioned|noted|specified|indicated|explained)"
     r"(?: in the (?:[a-z]+ )?" + _CONTEXT_NOUN + r")? that ",
     r"(?:to answer your question|in summary|in short|to summari[sz]e|to sum up|"

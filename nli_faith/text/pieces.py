@@ -38,6 +38,9 @@ class Claim:
     #: ``response[start:end]`` as written (set by the scorer), to map offsets in ``text``
     #: back to the response; None when not set.
     raw: str | None = field(default=None, repr=False, compare=False)
+    #: The claim as written when ``text`` is a rewrite of it for the model (a short answer
+    #: read with its question, :mod:`nli_faith.text.questions`); None when not rewritten.
+    written: str | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

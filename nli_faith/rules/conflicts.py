@@ -1,0 +1,238 @@
+"""A contradiction shows its conflict: what in the claim differs from its evidence.
+
+A small NLI model gives high contradiction probabilities to faithful paraphrases
+("Delivery costs nothing for purchases above $50." against "We provide complimentary
+delivery on purchases over $50.": 0.99) and to near-verbatim copies. A claim is
+contradicted when something in it differs from what the evidence says about the same
+thing; :func:`find_conflict` looks for such an *aligned conflict* between a claim and its
+contradicting evidence:
+
+* **number**: a quantity stated with another value for the same measure
+  (:func:`nli_faith.rules.numbers.quantity_mismatch`, which matches quantities by what
+  they measure), or a number of the claim the evidence lacks where the evidence states
+  another of the same kind (a year against another year, a bare number against another);
+* **date**: a month or weekday of the claim the evidence lacks, where it names another;
+* **negation**: one side negated ("not", "never", "no longer", "n't") and the other not;
+* **antonym**: a word of the claim whose opposite the evidence uses instead
+  ("increased" / "decreased", "before" / "after"; :data:`ANTONYMS`);
+* **entity**: a name of the claim the evidence lacks, where the evidence names another
+  in its place.
+
+:func:`unexplained` is the rule the scorer applies: a model contradiction with no conflict,
+on a claim whose content words the evidence mostly holds (at least :data:`COVERED_SHARE`),
+is not a ``no``.
+
+Example:
+    >>> find_conflict("The warranty lasts thirty-six months.",
+    ...               "The device is covered for a period of twenty-four months.")
+    "number: 'thirty-six months' against 'twenty-four months'"
+    >>> find_conflict("Delivery costs nothing for purchases above $50.",
+    ...               "We provide complimentary delivery on purchases over $50.") is None
+    True
+    >>> find_conflict("Sales increased in 2020.", "Sales decreased in 2020.")
+    "antonym: 'increased' against 'decreased'"
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from nli_faith.rules.numbers import quantity_mismatch
+from nli_faith.text.lexical import content_words
+from nli_faith.text.quantities import extract_quantities
+
+__all__ = ["ANTONYMS", "COVERED_SHARE", "UNEXPLAINED", "coverage", "find_conflict", "unexplained"]
+
+#: How the note of a contradiction set aside begins.
+UNEXPLAINED = "contradiction without a conflict"
+
+#: A model contradiction without a conflict is set aside (not ``no``) when its evidence
+#: holds at least this share of the claim's content words.
+COVERED_SHARE = 0.5
+
+#: Word pairs of opposite meaning (each word as it is written; both orders checked).
+ANTONYMS: tuple[tuple[str, str], ...] = tuple(
+    tuple(p.split("/"))  # type: ignore[misc]
+    for p in (
+        "increase/decrease increased/decreased increases/decreases increasing/decreasing "
+        "rise/fall rose/fell rises/falls rising/falling risen/fallen grew/shrank grow/shrink "
+        "higher/lower highest/lowest high/low more/less most/least larger/smaller "
+        "largest/smallest large/small bigger/smaller biggest/smallest longer/shorter "
+        "longest/shortest long/short older/younger oldest/youngest before/after "
+        "earlier/later earliest/latest early/late first/last above/below over/under "
+        "maximum/minimum max/min gain/loss gained/lost profit/loss win/lose won/lost "
+        "wins/loses victory/defeat include/exclude includes/excludes included/excluded "
+        "including/excluding allow/prohibit allowed/prohibited allows/prohibits "
+        "permitted/forbidden accept/reject accepted/rejected accepts/rejects "
+        "approve/reject approved/rejected buy/sell bought/sold buys/sells open/closed "
+        "opened/closed start/end started/ended begin/end began/ended import/export "
+        "imports/exports imported/exported positive/negative true/false male/female "
+        "men/women man/woman north/south east/west northern/southern eastern/western "
+        "inside/outside internal/external domestic/foreign public/private "
+        "success/failure successful/unsuccessful succeeded/failed possible/impossible "
+        "legal/illegal always/never all/none same/different strong/weak stronger/weaker "
+        "rich/poor cheap/expensive cheaper/pricier hot/cold warm/cool wet/dry light/heavy "
+        "lighter/heavier fast/slow faster/slower quickly/slowly easy/difficult "
+        "easier/harder safe/dangerous safer/riskier born/died birth/death alive/dead "
+        "up/down upper/lower left/right entrance/exit arrive/depart arrived/departed "
+        "full/empty present/absent mandatory/optional required/optional "
+        "increase/cut raised/lowered raise/lower add/remove added/removed "
+        "support/oppose supported/opposed supports/opposes agree/disagree "
+        "agreed/disagreed".split()
+    )
+)
+_OPPOSITE: dict[str, frozenset[str]] = {}
+for _a, _b in ANTONYMS:
+    _OPPOSITE[_a] = _OPPOSITE.get(_a, frozenset()) | {_b}
+    _OPPOSITE[_b] = _OPPOSITE.get(_b, frozenset()) | {_a}
+
+_WORD_RE = re.compile(r"[A-Za-z]+(?:['’][a-z]+)?")
+_NEGATION_RE = re.compile(
+    r"\b(?:not|never|no longer|neither|nor|cannot)\b|n['’]t\b|\bno\s+(?!one\b)(?=\w)",
+    re.IGNORECASE,
+)
+#: "no" in these means "free" or "none", not a negated statement: "no charge", "no cost".
+_NO_AS_FREE_RE = re.compile(
+    r"\b(?:no|without)\s+(?:extra\s+|additional\s+)?(?:charge|cost|fee|fees|charges)\b",
+    re.IGNORECASE,
+)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+_DATE_WORDS = _MONTHS - {"may"}  # "may" is mostly the verb
+_NAME_RE = re.compile(r"\b[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*)*")
+_NOT_NAMES = frozenset(
+    "I The A An This That These Those It Its He She They We You Our Their His Her "
+    "In On At For From By With As If When While After Before During Since Until "
+    "Passage Document Source Context Article Text Answer Question".split()
+)
+
+
+def _negated(text: str) -> bool:
+    """Is ``text`` a negated statement (an odd count of negations, "no charge" aside)?"""
+    text = _NO_AS_FREE_RE.sub(" ", text)
+    return len(_NEGATION_RE.findall(text)) % 2 == 1
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD_RE.findall(text)}
+
+
+_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;•\n\d)\]\"“])\s*$")
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised names of ``text``, lower-cased, without possessives; a capitalised
+    stop word ("The", "In") or a word such as "Passage" is no name."""
+    from nli_faith.text.lexical import _stop_words
+
+    stop = _stop_words()
+    out = set()
+    for m in _NAME_RE.finditer(text):
+        raw = m.group(0).split()
+        initial = m.start() == 0 or _SENTENCE_START_RE.search(text[: m.start()]) is not None
+        if initial and len(raw) == 1 and not re.search(r"['’]s?$", raw[0]):
+            continue  # "Check the router", "Finally, ...": a capital that starts a sentence
+        words = [re.sub(r"['’]s?$", "", w) for w in raw]
+        words = [w for w in words if w and w not in _NOT_NAMES and w.lower() not in stop]
+        if words:
+            out.add(" ".join(words).lower())
+    return out
+
+
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;•])\s+|\n+|\s+(?=\d{1,2}\.?\s{1,2}[A-Z])")
+
+
+def aligned_sentence(claim: str, evidence: str) -> str:
+    """The sentence of ``evidence`` that holds most of the claim's content words (the
+    first of equals): the part a conflict must be found in.
+
+    Example:
+        >>> aligned_sentence("Mule deer have a black tail tip.",
+        ...                  "Deer are common. Mule deer have a black tip on the tail.")
+        'Mule deer have a black tip on the tail.'
+    """
+    parts = [p for p in _SENTENCE_END_RE.split(evidence) if p and p.strip()]
+    if len(parts) <= 1:
+        return evidence
+    words = content_words(claim)
+    return max(parts, key=lambda p: len(words & content_words(p)))
+
+
+def coverage(claim: str, evidence: str) -> float:
+    """Share of the claim's content words that ``evidence`` holds (1.0 for none).
+
+    Example:
+        >>> coverage("The sky is blue today.", "Today the sky is grey.")
+        0.6666666666666666
+    """
+    words = content_words(claim)
+    return len(words & content_words(evidence)) / len(words) if words else 1.0
+
+
+@lru_cache(maxsize=8192)
+def find_conflict(claim: str, evidence: str) -> str | None:
+    """What in ``claim`` differs from ``evidence`` (a short description), or None."""
+    if quantity_mismatch([claim], [evidence])[0, 0] > 0:
+        qs = [q for q in extract_quantities(claim, include_one=False) if q.dimension]
+        es = [q for q in extract_quantities(evidence) if q.dimension]
+        said = [evidence[q.start : q.end] for q in es if any(q.dimension == c.dimension
+                                                              for c in qs)]  # fmt: skip
+        if qs and said:
+            return f"number: {claim[qs[0].start : qs[0].end]!r} against {said[0]!r}"
+        return "number: a quantity with another value"
+    evidence = aligned_sentence(claim, evidence)  # the other checks: against its closest part
+    if (n := _number_conflict(claim, evidence)) is not None:
+        return n
+    cw, ew = _words(claim), _words(evidence)
+    c_dates, e_dates = (cw & _DATE_WORDS), (ew & _DATE_WORDS)
+    if c_dates - e_dates and e_dates - c_dates:
+        return f"date: {sorted(c_dates - e_dates)[0]!r} against {sorted(e_dates - c_dates)[0]!r}"
+    if _negated(claim) != _negated(evidence):
+        side = "the claim" if _negated(claim) else "the evidence"
+        return f"negation: {side} is negated, the other is not"
+    for w in sorted(cw - ew):
+        if opposite := sorted((_OPPOSITE.get(w, frozenset()) & ew) - cw):
+            return f"antonym: {w!r} against {opposite[0]!r}"
+    c_names, e_names = _names(claim), _names(evidence)
+    low_e, low_c = evidence.lower(), claim.lower()
+    missing = sorted(n for n in c_names if n not in low_e)
+    other = sorted(n for n in e_names if n not in low_c)
+    if missing and other:
+        return f"entity: {missing[0]!r} against {other[0]!r}"
+    return None
+
+
+def _number_conflict(claim: str, evidence: str) -> str | None:
+    """A number (a year, a bare number) of the claim missing from the evidence, which
+    states another of the same kind."""
+    qs = extract_quantities(claim, include_one=False)
+    if not qs:
+        return None
+    es = extract_quantities(evidence)
+    have = {q.number for q in es} | {f"{q.value:g}" for q in es}
+    for q in qs:
+        if q.number in have or f"{q.value:g}" in have or q.kind in ("id", "clock"):
+            continue
+        rivals = [e for e in es if e.kind == q.kind and e.dimension == q.dimension]
+        if rivals:
+            r = rivals[0]
+            return f"number: {claim[q.start : q.end]!r} against {evidence[r.start : r.end]!r}"
+    return None
+
+
+def unexplained(claim: str, evidence: str) -> str | None:
+    """Why a model contradiction of ``claim`` by ``evidence`` is not a ``no`` (no conflict
+    shows, and the evidence holds most of the claim's content), else None."""
+    if find_conflict(claim, evidence) is not None:
+        return None
+    share = coverage(claim, evidence)
+    if share < COVERED_SHARE:
+        return None
+    return (
+        f"{UNEXPLAINED}: the evidence holds "
+        f"{share:.0%} of the claim's content words and states no other number, date, name, "
+        "negation or opposite word, so the model's contradiction is not taken as a 'no'"
+    )

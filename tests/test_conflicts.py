@@ -1,0 +1,74 @@
+"""A contradiction shows its conflict (nli_faith.rules.conflicts), and the number rule
+matches quantities by what they measure."""
+
+from __future__ import annotations
+
+import pytest
+
+from nli_faith.rules.conflicts import coverage, find_conflict, unexplained
+from nli_faith.rules.numbers import quantity_mismatch_mask
+
+WARRANTY = "The device is covered for a period of twenty-four months from the date of purchase."
+DELIVERY = "We provide complimentary delivery on purchases over $50."
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "kind"),
+    [
+        ("The warranty lasts thirty-six months.", WARRANTY, "number"),
+        ("The plant opened in 1998.", "The plant opened in 1996.", "number"),
+        ("The fair opens in March.", "The fair opens in April.", "date"),
+        ("The museum is not open on Sundays.", "The museum is open on Sundays.", "negation"),
+        ("Sales increased in 2020.", "Sales decreased in 2020.", "antonym"),
+        ("The bridge was designed by Gustave Eiffel.",
+         "The bridge was designed by John Roebling.", "entity"),
+        ("Siemens' ROE fell to 24.1% in 2024.", "ABB ROE: 24.1% in 2024.", "entity"),
+    ],
+)  # fmt: skip
+def test_each_kind_of_conflict_is_found_and_named(claim, evidence, kind):
+    found = find_conflict(claim, evidence)
+    assert found is not None and found.startswith(f"{kind}:"), found
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Delivery costs nothing for purchases above $50.", DELIVERY),
+        ("In 1977, Apple was incorporated without Wayne, who sold his share of the company "
+         "to Jobs and Wozniak for $800.",
+         "Apple was incorporated January 3, 1977 without Wayne, who sold his share of the "
+         "company back to Jobs and Wozniak for $800."),
+        ("There is no charge for delivery above $50.", DELIVERY),
+    ],
+)  # fmt: skip
+def test_paraphrases_and_near_copies_show_no_conflict(claim, evidence):
+    assert find_conflict(claim, evidence) is None
+    why = unexplained(claim, evidence)
+    assert why is not None and "contradiction without a conflict" in why
+
+
+def test_a_claim_the_evidence_does_not_cover_keeps_the_model_contradiction():
+    claim = "The festival attracts ten thousand visitors from abroad every summer."
+    assert coverage(claim, DELIVERY) < 0.5
+    assert unexplained(claim, DELIVERY) is None
+
+
+def test_quantities_match_by_what_they_measure():
+    chunks = [WARRANTY, "Returns are accepted within 30 days.", DELIVERY]
+    got = quantity_mismatch_mask(
+        ["The warranty lasts thirty-six months.", "Delivery takes thirty-six days."], chunks
+    ).tolist()
+    # the warranty's months against the coverage period; delivery days against nothing
+    assert got == [[True, False, False], [False, False, False]]
+
+
+@pytest.mark.slow
+def test_the_issue_examples_with_the_bundled_model(bundled_scorer):
+    ctx = [WARRANTY, DELIVERY]
+    free = bundled_scorer.score("Delivery costs nothing for purchases above $50.", ctx)
+    assert free.claims[0].verdict in ("yes", "idk")
+    if free.claims[0].verdict == "idk":  # set aside, and the claim says why
+        assert "contradiction without a conflict" in (free.claims[0].decision_note or "")
+    for text in ("The warranty lasts thirty-six months.",
+                 "The device is covered for thirty-six months."):  # fmt: skip
+        assert bundled_scorer.score(text, ctx).claims[0].verdict == "no", text
