@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from nli_faith.nli.labels import ENTAIL_IDX
-from nli_faith.rules.conflicts import find_conflict
+from nli_faith.rules.conflicts import UNEXPLAINED, find_conflict
 from nli_faith.scoring.composite import is_composite
 from nli_faith.text.chunking import sentence_members
 from nli_faith.text.lexical import content_words
@@ -187,7 +187,7 @@ def result_features(m: Any, result: Any) -> np.ndarray:
                 evidence=ev,
                 context_words=context_words,
                 conflict=conflict,
-                unexplained=c.decision_note is not None,
+                unexplained=(c.decision_note or "").startswith(UNEXPLAINED),
                 entail=None if ent is None else ent[i],
                 sentence=sentence,
                 composite=composite,

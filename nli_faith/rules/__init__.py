@@ -14,10 +14,10 @@ field then says which rule decided and why. The rules:
   trials" against a first and a second trial) is ``no``: :mod:`nli_faith.rules.aggregates`;
 * **exceptions**: a supported claim that a more specific statement about its subject
   contradicts (another bound, a negation) is ``no``: :mod:`nli_faith.rules.exceptions`;
-* **conflicts**: a model contradiction that shows no conflict (no other number, date,
-  name, negation or opposite word in its evidence), on a claim whose content words the
-  evidence mostly holds, is ``idk``, not ``no`` (``Ruled.set_aside`` says why, shown as
-  the claim's ``decision_note``): :mod:`nli_faith.rules.conflicts`;
+* **conflicts**: a model contradiction shows its conflict: the number, date, name,
+  negation or opposite word that differs from its evidence, or that none was found
+  (``Ruled.set_aside``, shown as the claim's ``decision_note``; the verdict stays the
+  model's): :mod:`nli_faith.rules.conflicts`;
 * **summaries**: a claim that sums up several statements ("the whole process involves
   several network elements, each with its own role") that the model leaves ``idk`` is
   ``yes`` when the statements it sums up hold every specific word of it:
@@ -34,7 +34,7 @@ import numpy as np
 
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
-from nli_faith.rules.conflicts import unexplained
+from nli_faith.rules.conflicts import conflict_note
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend
@@ -53,7 +53,7 @@ class Ruled:
     decisions: ClaimDecisions
     notes: list[str | None]  # per claim: the rule that decided it and why, else None
     abstentions: np.ndarray  # bool per claim: an abstention (left out of the scores)
-    #: per claim: why the model's contradiction was set aside (no conflict shows), else None
+    #: per claim: for a model contradiction, the conflict it shows (or that none shows)
     set_aside: list[str | None] = field(default_factory=list)
 
     @property
@@ -115,13 +115,8 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
             verdicts[i], p_e[i], p_c[i] = "yes", 1.0, 0.0
             e_chunk[i], c_chunk[i] = k, -1
             notes[i] = f"summary: {note}"
-        elif (
-            verdicts[i] == "no"
-            and c_chunk[i] >= 0
-            and (why := unexplained(claim.text, chunks[int(c_chunk[i])].text))
-        ):
-            verdicts[i] = "idk"  # p_contradict stays the model's: the note says why
-            set_aside[i] = why
+        elif verdicts[i] == "no" and c_chunk[i] >= 0:  # the model's: show its conflict
+            set_aside[i] = conflict_note(claim.text, chunks[int(c_chunk[i])].text)
     return Ruled(
         replace(
             d,
