@@ -64,6 +64,7 @@ BENCHMARKS = {
     "report_screenshot": "benchmarks.report_screenshot",
     "spans": "benchmarks.spans",
     "verdict_agreement": "benchmarks.verdict_agreement",
+    "host_profile": "benchmarks.host_profile",
 }
 
 

@@ -32,6 +32,27 @@ NUMBER_WORD_RE = re.compile(
 DIGITS_RE = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
 
 
+#: The words a spelled-out number of :data:`NUMBER_WORD_RE` starts with.
+NUMBER_WORDS = frozenset(WORD_VALUE)
+_DIGIT_RE = re.compile(r"\d")
+_LETTER_RUN_RE = re.compile(r"[a-z]+")
+
+
+def may_hold_number(text: str, words: frozenset[str] = NUMBER_WORDS) -> bool:
+    """False only when ``text`` surely holds no number: no digit and, in ASCII text, none
+    of ``words`` as a whole word, in any case (a cheap screen before the number patterns,
+    which run only where it says True; every pattern it guards needs a digit or one of
+    ``words`` between word boundaries).
+
+    Example:
+        >>> may_hold_number("Someone often wrote."), may_hold_number("One of them.")
+        (False, True)
+    """
+    if _DIGIT_RE.search(text) is not None or not text.isascii():
+        return True
+    return not words.isdisjoint(_LETTER_RUN_RE.findall(text.lower()))
+
+
 def words_to_number(text: str) -> int:
     """ "thirty-six" -> 36."""
     return sum(WORD_VALUE[p] for p in re.split(r"[- ]", text.lower()) if p)
@@ -75,6 +96,8 @@ def extract_numbers(text: str, *, include_one: bool = True) -> frozenset[str]:
         >>> sorted(extract_numbers("Thirty-six months, $1,200.50 and 3.50%"))
         ['1200.5', '3.5', '36']
     """
+    if not may_hold_number(text):
+        return frozenset()
     text = _MARKER_RE.sub(" ", text)
     found = {_norm_digits(m.group(0)) for m in DIGITS_RE.finditer(text)}
     for m in NUMBER_WORD_RE.finditer(text):
