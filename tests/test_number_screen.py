@@ -6,8 +6,10 @@ from hypothesis import strategies as st
 from nli_faith.text.numerals import (
     DIGITS_RE,
     NUMBER_WORD_RE,
+    NUMBER_WORDS,
     extract_numbers,
     may_hold_number,
+    pattern_matches,
 )
 from nli_faith.text.quantities import (
     _NUMBER_CORE_RE,
@@ -43,6 +45,9 @@ def test_matches_tried_where_they_can_start_are_those_of_a_full_scan(text):
         return [(m.span(), m.groupdict()) for m in ms]
 
     assert spans(number_matches(text)) == spans(_NUMBER_CORE_RE.finditer(text))
+    assert spans(pattern_matches(DIGITS_RE, text, frozenset())) == spans(DIGITS_RE.finditer(text))
+    words = pattern_matches(NUMBER_WORD_RE, text, NUMBER_WORDS)
+    assert spans(words) == spans(NUMBER_WORD_RE.finditer(text))
 
 
 def test_the_screen_keeps_every_kind_of_number():

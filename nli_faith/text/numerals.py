@@ -8,6 +8,7 @@ training data.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 UNITS = (
@@ -35,6 +36,7 @@ DIGITS_RE = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?
 #: The words a spelled-out number of :data:`NUMBER_WORD_RE` starts with.
 NUMBER_WORDS = frozenset(WORD_VALUE)
 _DIGIT_RE = re.compile(r"\d")
+_DIGIT_RUN_RE = re.compile(r"\d+")
 _LETTER_RUN_RE = re.compile(r"[a-z]+")
 
 
@@ -51,6 +53,40 @@ def may_hold_number(text: str, words: frozenset[str] = NUMBER_WORDS) -> bool:
     if _DIGIT_RE.search(text) is not None or not text.isascii():
         return True
     return not words.isdisjoint(_LETTER_RUN_RE.findall(text.lower()))
+
+
+def pattern_matches(
+    pattern: re.Pattern[str], text: str, words: frozenset[str]
+) -> Iterator[re.Match]:
+    """``pattern.finditer(text)``, tried only where a match can start, for a pattern whose
+    every match starts at a digit that begins a run of digits or at a run of letters that
+    is one of ``words`` in any case.
+
+    In ASCII text (where the patterns' case folding is ``lower()``'s) the pattern is tried
+    at those positions alone, in order, each from where the last match ended, which finds
+    what scanning every position finds; other text is scanned.
+
+    Example:
+        >>> [m.group(0) for m in pattern_matches(NUMBER_WORD_RE, "Someone saw ONE of 2.",
+        ...                                      NUMBER_WORDS)]
+        ['ONE']
+    """
+    if not text.isascii():
+        yield from pattern.finditer(text)
+        return
+    starts = [m.start() for m in _DIGIT_RUN_RE.finditer(text)]
+    if words:
+        low = text.lower()
+        starts += [m.start() for m in _LETTER_RUN_RE.finditer(low) if m.group(0) in words]
+        starts.sort()
+    pos = 0
+    for start in starts:
+        if start < pos:
+            continue
+        m = pattern.match(text, start)
+        if m is not None:
+            yield m
+            pos = m.end()
 
 
 def words_to_number(text: str) -> int:
@@ -99,8 +135,8 @@ def extract_numbers(text: str, *, include_one: bool = True) -> frozenset[str]:
     if not may_hold_number(text):
         return frozenset()
     text = _MARKER_RE.sub(" ", text)
-    found = {_norm_digits(m.group(0)) for m in DIGITS_RE.finditer(text)}
-    for m in NUMBER_WORD_RE.finditer(text):
+    found = {_norm_digits(m.group(0)) for m in pattern_matches(DIGITS_RE, text, frozenset())}
+    for m in pattern_matches(NUMBER_WORD_RE, text, NUMBER_WORDS):
         word = m.group(0).lower()
         if word == "one" and not include_one:
             continue

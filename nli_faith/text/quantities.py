@@ -17,6 +17,7 @@ from nli_faith.text.numerals import (
     NUMBER_WORDS,
     _norm_digits,
     may_hold_number,
+    pattern_matches,
     words_to_number,
 )
 
@@ -202,8 +203,6 @@ _QUANTITY_WORDS = NUMBER_WORDS | frozenset(
 )
 #: The first word of a match of :data:`_NUMBER_CORE_RE` that starts with a letter.
 _START_WORDS = _QUANTITY_WORDS | frozenset(("a", "an"))
-_DIGIT_RUN_RE = re.compile(r"\d+")
-_LETTER_RUN_RE = re.compile(r"[a-z]+")
 _AFTER_RE = re.compile(
     r"(?P<scale>\s?(?:hundred|thousand|million|billion|trillion)\b|(?:k|m|mn|mln|bn|b|tn)\b"
     r"|\s(?:k|m|mn|mln|bn|b|tn)\b(?=\s*(?:dollars|euros|usd|eur|\b)))?"
@@ -301,28 +300,9 @@ def extract_quantities(text: str, *, include_one: bool = True) -> tuple[Quantity
 
 
 def number_matches(text: str) -> Iterator[re.Match]:
-    """``_NUMBER_CORE_RE.finditer(text)``, tried only where a match can start.
-
-    A match starts at a digit that begins a run of digits, or (in ASCII text, where the
-    pattern's case folding is ``lower()``'s) at a run of letters that is one of
-    :data:`_START_WORDS`; the pattern is tried at those positions alone, in order, each
-    from where the last match ended, which finds what scanning every position finds.
-    """
-    if not text.isascii():
-        yield from _NUMBER_CORE_RE.finditer(text)
-        return
-    starts = [m.start() for m in _DIGIT_RUN_RE.finditer(text)]
-    low = text.lower()
-    starts += [m.start() for m in _LETTER_RUN_RE.finditer(low) if m.group(0) in _START_WORDS]
-    starts.sort()
-    pos = 0
-    for start in starts:
-        if start < pos:
-            continue
-        m = _NUMBER_CORE_RE.match(text, start)
-        if m is not None:
-            yield m
-            pos = m.end()
+    """``_NUMBER_CORE_RE.finditer(text)``, tried only where a match can start: at a run of
+    digits or at a run of letters that is one of :data:`_START_WORDS`."""
+    return pattern_matches(_NUMBER_CORE_RE, text, _START_WORDS)
 
 
 def _quantity(text: str, m: re.Match, include_one: bool) -> Quantity | None:
