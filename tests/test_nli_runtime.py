@@ -165,15 +165,17 @@ def test_the_runtimes_read_the_tokenizer_once(tiny_model_dir, monkeypatch):
     assert counts == {"config": 1, "tokenizer": 1}
 
 
-def _count_tokenized(monkeypatch) -> list[tuple[int, bool]]:
+def _count_tokenized(monkeypatch) -> list[tuple[list[str], bool]]:
     """(texts, as pairs?) of every tokenizer call from here on, by any caller."""
     from transformers import PreTrainedTokenizerBase
 
-    calls: list[tuple[int, bool]] = []
+    calls: list[tuple[list[str], bool]] = []
     call = PreTrainedTokenizerBase.__call__
 
     def counted(self, text=None, text_pair=None, *args, **kwargs):
-        calls.append((len(text) if isinstance(text, (list, tuple)) else 1, text_pair is not None))
+        calls.append(
+            (list(text) if isinstance(text, (list, tuple)) else [text], text_pair is not None)
+        )
         return call(self, text, text_pair, *args, **kwargs)
 
     monkeypatch.setattr(PreTrainedTokenizerBase, "__call__", counted)
@@ -181,15 +183,19 @@ def _count_tokenized(monkeypatch) -> list[tuple[int, bool]]:
 
 
 def test_each_text_is_tokenized_once_and_no_pair_again(bundled_fp32, monkeypatch):
-    """Pairs are assembled from their texts' ids: 3 premises x 4 claims are 7 texts
-    tokenized, once, and the tokenizer never sees a pair; asked again, nothing at all."""
+    """Pairs are assembled from their texts' ids, and a text's ids from its words' (the
+    bundled tokenizer splits at whitespace first): 3 premises x 4 claims are 7 texts whose
+    distinct words are tokenized once each, and the tokenizer never sees a pair; asked
+    again, nothing at all."""
     premises = [f"Premise number {k} says the shop opens at {k + 8} am." for k in range(3)]
     claims = [f"The shop opens at {j + 8}." for j in range(4)]
     pairs = [(p, c) for p in premises for c in claims]
     bundled_fp32._tokens.cache.clear()
+    bundled_fp32._tokens.words.cache.clear()
     calls = _count_tokenized(monkeypatch)
     first = bundled_fp32.predict(pairs)
-    assert sum(n for n, _ in calls) == len(premises) + len(claims)
+    tokenized = [w for texts, _ in calls for t in texts for w in t.split()]
+    assert sorted(tokenized) == sorted({w for t in premises + claims for w in t.split()})
     assert not any(as_pair for _, as_pair in calls)
     calls.clear()
     np.testing.assert_array_equal(bundled_fp32.predict(pairs), first)

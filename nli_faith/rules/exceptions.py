@@ -65,12 +65,28 @@ def _stem(word: str) -> str:
 
 
 def _has(word: str, words: frozenset[str]) -> bool:
+    """Does ``words`` hold ``word``: the same stem, or, both stems of 4 letters or more,
+    one the start of the other ("refund" / "refundable")?"""
     w = _stem(word)
-    for h in words:
-        s = _stem(h)
-        if s == w or (min(len(s), len(w)) >= 4 and (s.startswith(w) or w.startswith(s))):
-            return True
-    return False
+    stems, long_stems, starts = _stem_index(words)
+    if w in stems:
+        return True
+    if len(w) < 4:
+        return False
+    return w in starts or any(w[:n] in long_stems for n in range(4, len(w) + 1))
+
+
+@lru_cache(maxsize=4096)
+def _stem_index(
+    words: frozenset[str],
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The stems of ``words``, those of 4 letters or more, and every start of 4 letters
+    or more of those: what :func:`_has` looks a word up in (a text's words are asked
+    about by every claim)."""
+    stems = frozenset(_stem(h) for h in words)
+    long_stems = frozenset(s for s in stems if len(s) >= 4)
+    starts = frozenset(s[:n] for s in long_stems for n in range(4, len(s) + 1))
+    return stems, long_stems, starts
 
 
 def _amounts(qs: Sequence[Quantity]) -> list[Quantity]:

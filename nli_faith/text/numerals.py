@@ -8,6 +8,7 @@ training data.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 UNITS = (
@@ -30,6 +31,62 @@ NUMBER_WORD_RE = re.compile(
 )
 #: Numbers in digits, with thousands separators and decimals: 24, 1,200, 3.5.
 DIGITS_RE = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])\d+(?:\.\d+)?")
+
+
+#: The words a spelled-out number of :data:`NUMBER_WORD_RE` starts with.
+NUMBER_WORDS = frozenset(WORD_VALUE)
+_DIGIT_RE = re.compile(r"\d")
+_DIGIT_RUN_RE = re.compile(r"\d+")
+_LETTER_RUN_RE = re.compile(r"[a-z]+")
+
+
+def may_hold_number(text: str, words: frozenset[str] = NUMBER_WORDS) -> bool:
+    """False only when ``text`` surely holds no number: no digit and, in ASCII text, none
+    of ``words`` as a whole word, in any case (a cheap screen before the number patterns,
+    which run only where it says True; every pattern it guards needs a digit or one of
+    ``words`` between word boundaries).
+
+    Example:
+        >>> may_hold_number("Someone often wrote."), may_hold_number("One of them.")
+        (False, True)
+    """
+    if _DIGIT_RE.search(text) is not None or not text.isascii():
+        return True
+    return not words.isdisjoint(_LETTER_RUN_RE.findall(text.lower()))
+
+
+def pattern_matches(
+    pattern: re.Pattern[str], text: str, words: frozenset[str]
+) -> Iterator[re.Match]:
+    """``pattern.finditer(text)``, tried only where a match can start, for a pattern whose
+    every match starts at a digit that begins a run of digits or at a run of letters that
+    is one of ``words`` in any case.
+
+    In ASCII text (where the patterns' case folding is ``lower()``'s) the pattern is tried
+    at those positions alone, in order, each from where the last match ended, which finds
+    what scanning every position finds; other text is scanned.
+
+    Example:
+        >>> [m.group(0) for m in pattern_matches(NUMBER_WORD_RE, "Someone saw ONE of 2.",
+        ...                                      NUMBER_WORDS)]
+        ['ONE']
+    """
+    if not text.isascii():
+        yield from pattern.finditer(text)
+        return
+    starts = [m.start() for m in _DIGIT_RUN_RE.finditer(text)]
+    if words:
+        low = text.lower()
+        starts += [m.start() for m in _LETTER_RUN_RE.finditer(low) if m.group(0) in words]
+        starts.sort()
+    pos = 0
+    for start in starts:
+        if start < pos:
+            continue
+        m = pattern.match(text, start)
+        if m is not None:
+            yield m
+            pos = m.end()
 
 
 def words_to_number(text: str) -> int:
@@ -75,9 +132,11 @@ def extract_numbers(text: str, *, include_one: bool = True) -> frozenset[str]:
         >>> sorted(extract_numbers("Thirty-six months, $1,200.50 and 3.50%"))
         ['1200.5', '3.5', '36']
     """
+    if not may_hold_number(text):
+        return frozenset()
     text = _MARKER_RE.sub(" ", text)
-    found = {_norm_digits(m.group(0)) for m in DIGITS_RE.finditer(text)}
-    for m in NUMBER_WORD_RE.finditer(text):
+    found = {_norm_digits(m.group(0)) for m in pattern_matches(DIGITS_RE, text, frozenset())}
+    for m in pattern_matches(NUMBER_WORD_RE, text, NUMBER_WORDS):
         word = m.group(0).lower()
         if word == "one" and not include_one:
             continue

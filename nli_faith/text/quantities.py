@@ -7,10 +7,19 @@ identifier, a year); :mod:`nli_faith.text.equivalence` compares two of them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from nli_faith.text.numerals import _MARKER_RE, NUMBER_WORD_RE, _norm_digits, words_to_number
+from nli_faith.text.numerals import (
+    _MARKER_RE,
+    NUMBER_WORD_RE,
+    NUMBER_WORDS,
+    _norm_digits,
+    may_hold_number,
+    pattern_matches,
+    words_to_number,
+)
 
 # A quantity is a number with what it counts: "72 hours", "$383.3 billion", "nearly 40%",
 # "a quarter", "1.5 million users". Two quantities are *equivalent* when they state the
@@ -188,6 +197,12 @@ _NUMBER_CORE_RE = re.compile(
     + r"(?:\s+hundred\b)?)",
     re.IGNORECASE,
 )
+#: The words a match of :data:`_NUMBER_CORE_RE` without a digit holds as a whole word.
+_QUANTITY_WORDS = NUMBER_WORDS | frozenset(
+    "half third thirds quarter quarters fifth tenth hundred thousand million billion".split()
+)
+#: The first word of a match of :data:`_NUMBER_CORE_RE` that starts with a letter.
+_START_WORDS = _QUANTITY_WORDS | frozenset(("a", "an"))
 _AFTER_RE = re.compile(
     r"(?P<scale>\s?(?:hundred|thousand|million|billion|trillion)\b|(?:k|m|mn|mln|bn|b|tn)\b"
     r"|\s(?:k|m|mn|mln|bn|b|tn)\b(?=\s*(?:dollars|euros|usd|eur|\b)))?"
@@ -273,13 +288,21 @@ def extract_quantities(text: str, *, include_one: bool = True) -> tuple[Quantity
         >>> [q.kind for q in extract_quantities("The iPhone 15 launched in 2023.")]
         ['id', 'year']
     """
+    if not may_hold_number(text, _QUANTITY_WORDS):
+        return ()
     masked = _MARKER_RE.sub(lambda m: " " * len(m.group(0)), text)
     out: list[Quantity] = []
-    for m in _NUMBER_CORE_RE.finditer(masked):
+    for m in number_matches(masked):
         q = _quantity(masked, m, include_one)
         if q is not None:
             out.append(q)
     return tuple(out)
+
+
+def number_matches(text: str) -> Iterator[re.Match]:
+    """``_NUMBER_CORE_RE.finditer(text)``, tried only where a match can start: at a run of
+    digits or at a run of letters that is one of :data:`_START_WORDS`."""
+    return pattern_matches(_NUMBER_CORE_RE, text, _START_WORDS)
 
 
 def _quantity(text: str, m: re.Match, include_one: bool) -> Quantity | None:
