@@ -99,9 +99,9 @@ class ClaimVerdict:
     #: with its question: "3 years" is scored as "How long should I keep tax records: 3
     #: years."); None when the claim was scored as written.
     scored_as: str | None = None
-    #: When a decision step, not the thresholds, set the verdict: why a model
-    #: contradiction was set aside because no conflict shows (``idk``, not ``no``:
-    #: :mod:`nli_faith.rules.conflicts`); else None.
+    #: For a model contradiction: the conflict it shows ("conflict: number: '36 months'
+    #: against '24 months'"), or that none shows (:mod:`nli_faith.rules.conflicts`); else
+    #: None.
     decision_note: str | None = None
 
 

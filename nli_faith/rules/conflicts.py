@@ -46,7 +46,7 @@ from nli_faith.text.quantities import extract_quantities
 
 __all__ = ["ANTONYMS", "UNEXPLAINED", "conflict_note", "coverage", "find_conflict"]
 
-#: How the note of a contradiction set aside begins.
+#: How the note of a contradiction that shows no conflict begins.
 UNEXPLAINED = "contradiction without a conflict"
 
 
