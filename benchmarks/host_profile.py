@@ -150,7 +150,7 @@ class Replay:
 
     def __init__(self, real, memo: dict) -> None:
         self.real, self.memo = real, memo
-        self.device = real.device
+        self.device = getattr(real, "device", "cpu")
 
     def predict(self, ids, types, lengths, **kw):
         import numpy as np
