@@ -6,24 +6,13 @@ import numpy as np
 import pytest
 from conftest import write_jsonl
 
-from nli_faith.training.data import NLIExample
-
-
-def _rows(n=60):
-    rows = []
-    for i in range(n):
-        p = f"Station {i} recorded {i + 3} storms in the spring of year {2000 + i}."
-        rows.append(NLIExample(p, f"Station {i} recorded storms.", 0, "toy"))
-        rows.append(NLIExample(p, f"Station {i} recorded no storms.", 2, "toy"))
-        rows.append(NLIExample(p, f"Station {i} is near the sea.", 1, "toy"))
-        rows.append(NLIExample(p, f"Station {i} saw weather.", 3 if i % 5 == 0 else 0, "bin"))
-    return rows
+from tests.helpers.toy_rows import toy_rows
 
 
 def test_dev_split_is_by_premise_and_seeded():
     from nli_faith.training.data import split_dev
 
-    rows = _rows(200)
+    rows = toy_rows(200)
     train, dev = split_dev(rows, fraction=0.1, seed=3)
     assert len(train) + len(dev) == len(rows)
     assert not {r.premise for r in train} & {r.premise for r in dev}
@@ -87,7 +76,7 @@ def test_several_teachers_give_their_averaged_probabilities(tmp_path, tiny_model
 def test_unlabelled_pairs_have_no_gold_label():
     from nli_faith.training.distill import NO_LABEL, unlabelled_pairs
 
-    rows = _rows(80)
+    rows = toy_rows(80)
     pairs = unlabelled_pairs(rows, n=50, seed=1)
     assert len(pairs) == 50
     assert all(p.label == NO_LABEL for p in pairs)
@@ -104,7 +93,7 @@ def test_distillation_end_to_end_on_a_tiny_slice(tmp_path, tiny_model_dir):
     rows = [
         {"premise": r.premise, "hypothesis": r.hypothesis,
          "label": ["entailment", "neutral", "contradiction", "not_entailment"][r.label]}
-        for r in _rows(30)
+        for r in toy_rows(30)
     ]  # fmt: skip
     train = write_jsonl(tmp_path / "train.jsonl", rows)
     out = tmp_path / "student"

@@ -10,17 +10,7 @@ import numpy as np
 
 from nli_faith.training.data import NLIExample
 from research.tests.conftest import REPO, write_jsonl
-
-
-def _rows(n=60):
-    rows = []
-    for i in range(n):
-        p = f"Station {i} recorded {i + 3} storms in the spring of year {2000 + i}."
-        rows.append(NLIExample(p, f"Station {i} recorded storms.", 0, "toy"))
-        rows.append(NLIExample(p, f"Station {i} recorded no storms.", 2, "toy"))
-        rows.append(NLIExample(p, f"Station {i} is near the sea.", 1, "toy"))
-        rows.append(NLIExample(p, f"Station {i} saw weather.", 3 if i % 5 == 0 else 0, "bin"))
-    return rows
+from tests.helpers.toy_rows import toy_rows
 
 
 def test_synthetic_contradictions_and_entailments():
@@ -53,7 +43,6 @@ def test_synthetic_contradictions_and_entailments():
 
 
 def test_distractor_copies_keep_their_label():
-    from nli_faith.training.data import NLIExample
     from research.synthetic import with_distractors
 
     rows = [
@@ -73,7 +62,7 @@ def test_conjunction_label_follows_its_parts():
 
     from research.multifact import conjunction_label, conjunction_pairs
 
-    rows = _rows()
+    rows = toy_rows()
     pairs = conjunction_pairs(rows, n=300, seed=4)
     assert len(pairs) == 300
     assert pairs == conjunction_pairs(rows, n=300, seed=4)  # seeded
@@ -110,7 +99,7 @@ def test_a_conjunction_with_one_contradicted_part_is_a_contradiction():
 def test_summary_pairs_come_with_a_gapped_negative():
     from research.multifact import summary_pairs
 
-    pairs = summary_pairs(_rows(), n=40, seed=2)
+    pairs = summary_pairs(toy_rows(), n=40, seed=2)
     assert len(pairs) == 40
     for pos, neg in zip(pairs[::2], pairs[1::2]):
         assert (pos.label, neg.label) == ("entailment", "neutral")
@@ -138,7 +127,7 @@ def test_structured_pairs_restate_swap_or_miss_a_cell():
             assert p.label == "neutral"
 
 
-def test_research_train_adds_the_made_pairs_to_the_training_rows(tmp_path, tiny_model_dir):
+def test_research_train_adds_the_made_pairs_to_the_trainingtoy_rows(tmp_path, tiny_model_dir):
     """``python -m research.train`` is ``nli-faith train`` plus the synthesis step: its
     counts are in the summary, with the settings that made them."""
     from research.train import main
@@ -146,7 +135,7 @@ def test_research_train_adds_the_made_pairs_to_the_training_rows(tmp_path, tiny_
     rows = [
         {"premise": r.premise, "hypothesis": r.hypothesis,
          "label": ["entailment", "neutral", "contradiction", "not_entailment"][r.label]}
-        for r in _rows(30)
+        for r in toy_rows(30)
     ]  # fmt: skip
     train = write_jsonl(tmp_path / "train.jsonl", rows)
     out = tmp_path / "run"
