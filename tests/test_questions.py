@@ -71,3 +71,14 @@ def test_a_streamed_short_answer_is_read_with_its_question(tiny_scorer):
     (check,) = list(stream)
     assert stream.result.result == tiny_scorer.score("3 years", ctx, question=q)
     assert [c.scored_as for c in check.claims] == ["How long should I keep tax records: 3 years."]
+
+
+def test_a_short_sentence_and_an_instruction_are_not_completed():
+    from nli_faith.text.questions import is_question
+
+    # a sentence whose verb no table knows, opening as sentences do, stays as written
+    assert claim_with_question("How long is the warranty?", "The warranty lasts 24 months.") is None
+    assert claim_with_question("Who played?", "The Beatles") == "Who played: The Beatles."
+    # an instruction asks nothing: a short answer to it is not read with it
+    assert not is_question("Tell me about Paris and the warranty.")
+    assert claim_with_question("Tell me about Paris and the warranty.", "Paris") is None

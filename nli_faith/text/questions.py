@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["claim_with_question", "is_elliptical"]
+__all__ = ["claim_with_question", "is_elliptical", "is_question"]
 
 #: An answer with more words than this is read as a sentence, whatever its verbs.
 MAX_ELLIPTICAL_WORDS = 8
@@ -73,25 +73,57 @@ _OBJECT_GAP_RE = re.compile(
 _DO_RE = re.compile(r"^\s*\w+(?:\s+[\w'-]+){0,3}?\s+(?:do|does|did)\b", re.IGNORECASE)
 
 
+#: How a sentence opens (a determiner or a pronoun as its subject's first word): an answer
+#: of three words or more that opens so is read as a sentence ("The warranty lasts 24
+#: months."), even when no verb of the tables above shows.
+_SENTENCE_START_RE = re.compile(
+    r"^\s*(?:the|a|an|this|that|these|those|it|its|he|she|they|we|i|you|there|his|her|"
+    r"their|our|my|your)\b",
+    re.IGNORECASE,
+)
+#: A question: it ends with a question mark, or opens with a wh-word or an auxiliary verb.
+_QUESTION_RE = re.compile(
+    r"\?\s*$|^\s*(?:what|which|whose|who|whom|where|when|why|how|is|are|was|were|do|does|did|"
+    r"has|have|had|can|could|will|would|should|shall|may|might|must)\b",
+    re.IGNORECASE,
+)
+
+
 def is_elliptical(answer: str) -> bool:
-    """Is ``answer`` a phrase rather than a sentence: a few words and no verb?
+    """Is ``answer`` a phrase rather than a sentence: a few words, no verb, and not opening
+    as a sentence does (a determiner or pronoun, then two words or more)?
 
     Example:
         >>> is_elliptical("3 years"), is_elliptical("Roy Jenkins died in 2003.")
         (True, False)
+        >>> is_elliptical("The warranty lasts 24 months."), is_elliptical("The Beatles")
+        (False, True)
     """
     words = _WORD_RE.findall(answer)
     if not words or len(words) > MAX_ELLIPTICAL_WORDS or _YES_NO_RE.match(answer):
+        return False
+    if len(words) >= 3 and _SENTENCE_START_RE.match(answer):
         return False
     return not any(
         r.search(answer) for r in (_VERB_RE, _PAST_RE, _AFTER_NAME_VERB_RE, _IRREGULAR_RE)
     )
 
 
+def is_question(text: str) -> bool:
+    """Does ``text`` ask something (a question mark, or a wh-word or auxiliary first)? An
+    instruction ("Tell me about the warranty.") gives a short answer no claim to complete.
+
+    Example:
+        >>> is_question("How long is the warranty?"), is_question("Tell me about it.")
+        (True, False)
+    """
+    return _QUESTION_RE.search(text) is not None
+
+
 def claim_with_question(question: str | None, answer: str) -> str | None:
     """The claim a short ``answer`` makes about ``question``, or None when the answer is a
     sentence of its own (or there is no question)."""
-    if not question or not question.strip() or not is_elliptical(answer):
+    if not question or not is_question(question) or not is_elliptical(answer):
         return None
     q = " ".join(question.split())
     a = " ".join(answer.split()).rstrip(" .!;")
