@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nli_faith.config import usable_cores  # noqa: F401 - the benchmarks import it from here
+from nli_faith.environment import usable_cores  # noqa: F401 - the benchmarks import it from here
 
 from .harness import REPO, cpu_info, loadavg  # noqa: F401 - the benchmarks import them here
 

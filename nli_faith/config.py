@@ -10,10 +10,10 @@ generates its scorer flags from the fields (:func:`nli_faith.cli.options.add_sco
 and the server's settings, Ray actors and the adapters all take or build this one object; it
 travels between processes as JSON (:meth:`~ScorerConfig.to_dict`, :meth:`~ScorerConfig.from_dict`).
 
-The checks the stages share (thresholds, batch sizes, label maps, the named choices) live
-here too, so that the configuration can be checked without importing a stage. So does the
-one reading of the environment for the scorer (``OMP_NUM_THREADS``, ``NLI_FAITH_CACHE``,
-``XDG_CACHE_HOME``): :meth:`ScorerConfig.resolved_threads` and
+The checks it shares with the stages (thresholds, batch sizes, label maps, the named
+choices) are in :mod:`nli_faith.checks`; the one reading of the environment for the
+scorer (``OMP_NUM_THREADS``, ``NLI_FAITH_CACHE``, ``XDG_CACHE_HOME``) is in
+:mod:`nli_faith.environment`: :meth:`ScorerConfig.resolved_threads` and
 :meth:`ScorerConfig.resolved_onnx_cache_dir` turn the fields left ``None`` into the values
 the engine hands the NLI runtime, in the process that loads it (a Ray actor's own
 ``OMP_NUM_THREADS``, for one); no stage reads the environment.
@@ -39,29 +39,35 @@ import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
+from nli_faith.checks import (
+    BACKENDS,
+    GRANULARITIES,
+    PREFILTERS,
+    check_batch_size,
+    check_flag,
+    check_label_map,
+    check_setting,
+    check_threshold,
+    check_top_k,
+    whole_number,
+)
+from nli_faith.environment import env_onnx_cache_dir, env_threads
 from nli_faith.errors import (
     E_BACKEND,
-    E_BATCH_SIZE,
     E_GRANULARITY,
-    E_LABEL_MAP_TYPE,
     E_OPTION_TYPE,
     E_OPTION_UNKNOWN,
     E_OPTION_UNUSED,
     E_PREFILTER,
-    E_PREFILTER_TOP_K,
     E_PREFILTER_TOP_K_ALONE,
-    E_THRESHOLD,
-    E_WHOLE_NUMBER,
-    LabelMapError,
     OptionError,
     OptionTypeError,
 )
 from nli_faith.presets import GUARDRAIL
-from nli_faith.records import Limits, is_whole
+from nli_faith.records import Limits
 
 #: Default largest chunk, in tokens: long enough for several sentences, short
 #: enough to stay close to the premise lengths the bundled model was trained on.
@@ -70,148 +76,6 @@ DEFAULT_CHUNK_TOKENS = 256
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
 #: Sentences the pre-filter keeps per claim unless told otherwise.
 DEFAULT_PREFILTER_TOP_K = 3
-#: The NLI runtimes (``backend``).
-BACKENDS = ("torch", "onnx")
-#: How a response is split into claims (``granularity``).
-GRANULARITIES = ("sentence", "clause")
-#: The pre-filters (``prefilter``).
-PREFILTERS = ("lexical", "embedding")
-
-
-# -- what the environment and the machine give the fields left None -----------------------
-
-
-def usable_cores() -> int:
-    """The CPU cores this process may run on (its affinity mask, not the machine's count)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return os.cpu_count() or 1
-
-
-def env_threads(environ: Mapping[str, str] | None = None) -> int:
-    """CPU threads to compute with when not told: ``OMP_NUM_THREADS`` when set to a count
-    (Ray sets it to an actor's CPUs), else :func:`usable_cores`; ``environ`` defaults to
-    ``os.environ``.
-
-    Example:
-        >>> env_threads({"OMP_NUM_THREADS": "3"})
-        3
-        >>> env_threads({"OMP_NUM_THREADS": "many"}) == usable_cores()
-        True
-    """
-    env = os.environ if environ is None else environ
-    try:
-        n = int(env.get("OMP_NUM_THREADS", ""))
-    except ValueError:
-        n = 0
-    return n if n > 0 else usable_cores()
-
-
-def env_onnx_cache_dir(environ: Mapping[str, str] | None = None) -> str:
-    """Where ONNX exports are cached when not told: ``$NLI_FAITH_CACHE/onnx`` when set, else
-    ``$XDG_CACHE_HOME/nli-faith/onnx``, else ``~/.cache/nli-faith/onnx``; ``environ``
-    defaults to ``os.environ`` (``{}``: the path no variable moves).
-
-    Example:
-        >>> env_onnx_cache_dir({"NLI_FAITH_CACHE": "/srv/cache"})
-        '/srv/cache/onnx'
-        >>> env_onnx_cache_dir({"XDG_CACHE_HOME": "/tmp/xdg"})
-        '/tmp/xdg/nli-faith/onnx'
-    """
-    env = os.environ if environ is None else environ
-    root = env.get("NLI_FAITH_CACHE")
-    if root:
-        return os.fspath(Path(root).expanduser() / "onnx")
-    xdg = env.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return os.fspath(base / "nli-faith" / "onnx")
-
-
-# -- the checks the configuration and the stages share ---------------------------------------
-
-
-def whole_number(name: str, value: object, *, least: int) -> int:
-    """``value`` if it is an ``int`` (not a bool) of at least ``least``, else ``ValueError``.
-
-    Example:
-        >>> whole_number("chunk_overlap", -1, least=0)
-        Traceback (most recent call last):
-        ...
-        nli_faith.exceptions.OptionError: chunk_overlap must be a whole number of at least 0, \
-got -1.
-    """
-    if not is_whole(value, least):
-        raise OptionError(E_WHOLE_NUMBER.format(name=name, least=least, value=value))
-    return int(value)
-
-
-def check_threshold(name: str, value: float) -> float:
-    """``value`` as a float if it is a number in [0, 1] (not a bool), else ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 <= float(value) <= 1.0:
-        raise OptionError(E_THRESHOLD.format(name=name, value=value))
-    return float(value)
-
-
-def check_batch_size(value: object) -> int:
-    """``value`` if it is a whole number of at least 1 (not a bool), else ``ValueError``."""
-    if not is_whole(value):
-        raise OptionError(E_BATCH_SIZE.format(batch_size=value))
-    return int(value)
-
-
-def check_top_k(top_k: object) -> int:
-    """``top_k`` if it is a whole number of at least 1, else ``OptionError`` (E023)."""
-    if not is_whole(top_k):
-        raise OptionError(E_PREFILTER_TOP_K.format(top_k=top_k))
-    return int(top_k)
-
-
-def check_label_map(mapping: object) -> None:
-    """A ``LabelMapError`` unless ``mapping`` maps label names (str) to indices (int).
-
-    Example:
-        >>> check_label_map({"entailment": 0, "contradiction": 2})
-        >>> check_label_map("entailment=0")
-        Traceback (most recent call last):
-        ...
-        nli_faith.exceptions.LabelMapError: label_map must be a mapping of label names to \
-output indices, such as {'entailment': 0, 'contradiction': 2}, got 'entailment=0'.
-    """
-    if not isinstance(mapping, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, Integral) and not isinstance(v, bool)
-        for k, v in mapping.items()
-    ):
-        raise LabelMapError(E_LABEL_MAP_TYPE.format(value=mapping))
-
-
-def check_flag(name: str, value: object) -> bool:
-    """``value`` if it is ``True`` or ``False``, else ``OptionError`` naming ``name``."""
-    if not isinstance(value, bool):
-        raise OptionError(E_OPTION_TYPE.format(name=name, expected="True or False", value=value))
-    return value
-
-
-#: The settings a loaded scorer may change (``scorer.entail_threshold = 0.7``), each
-#: checked as the configuration checks it (:func:`check_setting`).
-_SETTING_CHECKS = {
-    "entail_threshold": check_threshold,
-    "contradict_threshold": check_threshold,
-    "contradiction_overlap": check_threshold,
-    "sentence_chunks": check_flag,
-    "number_check": check_flag,
-    "early_exit": check_flag,
-    "composite": check_flag,
-    "chunk_overlap": lambda name, value: whole_number(name, value, least=0),
-    "chunk_tokens": lambda name, v: v if v is None else whole_number(name, v, least=1),
-}
-
-
-def check_setting(name: str, value: Any) -> Any:
-    """``value`` for the option ``name``, checked as the configuration checks it (a
-    threshold as a float, a flag, a whole number); a name without a check is returned as is."""
-    check = _SETTING_CHECKS.get(name)
-    return value if check is None else check(name, value)
 
 
 def unknown_options(names: Any, *, where: str = "FaithfulnessScorer") -> None:

@@ -94,7 +94,7 @@ def test_fields_are_the_options_in_order():
 
 
 def test_threads_follow_omp_num_threads_when_not_given(monkeypatch):
-    from nli_faith.config import env_threads, usable_cores
+    from nli_faith.environment import env_threads, usable_cores
 
     assert ScorerConfig().resolved_threads({"OMP_NUM_THREADS": "3"}) == 3
     assert ScorerConfig(threads=2).resolved_threads({"OMP_NUM_THREADS": "3"}) == 2

@@ -70,4 +70,6 @@ def test_no_stage_and_not_the_engine_reads_the_environment():
         for line, code in environment_reads(path.read_text(encoding="utf-8"))
     ]
     assert sorted(p.name for p in PACKAGE.iterdir() if p.name in STAGES) == sorted(STAGES)
-    assert not offenders, "read the environment in nli_faith/config.py:\n" + "\n".join(offenders)
+    assert not offenders, "read the environment in nli_faith/environment.py:\n" + "\n".join(
+        offenders
+    )

@@ -275,7 +275,7 @@ def test_config_threads_are_torchs_cpu_threads(tiny_model_dir, torch_threads, mo
 
 def test_nli_model_alone_computes_on_the_usable_cores(tiny_model_dir, torch_threads, monkeypatch):
     """Without a configuration, ``NLIModel`` reads no environment: the cores it may use."""
-    from nli_faith.config import usable_cores
+    from nli_faith.environment import usable_cores
     from nli_faith.errors import OptionError
     from nli_faith.nli.model import NLIModel
 

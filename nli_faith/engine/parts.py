@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from nli_faith.checks import check_setting as check_option
 from nli_faith.config import (
     DEFAULT_PREFILTER_TOP_K,
     DEFAULTS,
     ScorerConfig,
 )
-from nli_faith.config import check_setting as check_option
 from nli_faith.errors import E_OPTION_TYPE, OptionError
 from nli_faith.records import Limits
 from nli_faith.scoring.bands import DEFAULT_BAND_HIGH, DEFAULT_BAND_LOW, BandThresholds

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nli_faith.config import usable_cores
+from nli_faith.environment import usable_cores
 from nli_faith.errors import E_DEVICE_UNAVAILABLE, E_DTYPE, ModelLoadError, OptionError
 from nli_faith.nli.batching import batch_plan, pad_batch
 

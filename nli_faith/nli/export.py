@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from nli_faith.config import env_onnx_cache_dir
+from nli_faith.environment import env_onnx_cache_dir
 from nli_faith.errors import (
     E_ONNX_EXPORT,
     E_ONNX_MISSING,

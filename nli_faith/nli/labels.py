@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nli_faith.config import check_label_map as check_label_map
+from nli_faith.checks import check_label_map as check_label_map
 from nli_faith.errors import (
     E_LABEL_MAP_INDEX,
     E_LABEL_MAP_KEY,

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nli_faith.config import check_batch_size as check_batch_size
-from nli_faith.config import usable_cores, whole_number
+from nli_faith.checks import check_batch_size as check_batch_size
+from nli_faith.checks import whole_number
+from nli_faith.environment import usable_cores
 from nli_faith.errors import (
     E_BACKEND,
     E_MAX_LENGTH_OVER,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nli_faith.config import usable_cores
+from nli_faith.environment import usable_cores
 from nli_faith.nli.batching import batch_plan, pad_batch
 from nli_faith.nli.export import (
     META_SUFFIX,

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nli_faith.config import PREFILTERS as PREFILTERS
-from nli_faith.config import check_top_k as check_top_k
+from nli_faith.checks import PREFILTERS as PREFILTERS
+from nli_faith.checks import check_top_k as check_top_k
 from nli_faith.errors import E_PREFILTER, OptionError
 from nli_faith.text.lexical import content_words, overlap_mask
 from nli_faith.text.numerals import extract_numbers

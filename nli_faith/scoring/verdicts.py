@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nli_faith.config import check_threshold as check_threshold
+from nli_faith.checks import check_threshold as check_threshold
 from nli_faith.nli.labels import CONTRADICT_IDX, ENTAIL_IDX
 
 #: A claim is supported (``yes``) when some chunk entails it with at least this probability.

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from nli_faith.config import GRANULARITIES as GRANULARITIES
+from nli_faith.checks import GRANULARITIES as GRANULARITIES
 from nli_faith.errors import E_GRANULARITY, E_OPTION_TYPE, OptionError
 from nli_faith.text.clauses import (
     CLAUSE_CONNECTORS,
