@@ -28,12 +28,13 @@ from nli_faith.engine.parts import check_options, check_setting, load_parts
 from nli_faith.engine.plan import Plan
 from nli_faith.engine.runner import Runner
 from nli_faith.engine.stages import Stages
-from nli_faith.engine.stream import CheckedStream, StreamCheck, StreamPolicy
+from nli_faith.engine.stream import CheckedStream, StreamCheck
 from nli_faith.errors import E_NOT_MANY, E_OPTION_TYPE, E_STREAM_PIECES, OptionError
 from nli_faith.moved import MOVED
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Record, parse_record
 from nli_faith.results import FaithfulnessResult
+from nli_faith.scoring.gate import Policy
 from nli_faith.scoring.thresholds import Thresholds
 from nli_faith.scoring.verdicts import check_threshold
 
@@ -381,7 +382,7 @@ class FaithfulnessScorer:
                     value=block_on_contradiction,
                 )
             )
-        policy = StreamPolicy(
+        policy = Policy(
             block_on_contradiction=block_on_contradiction, block_below_strict=block_below_strict
         )
         check = StreamCheck(self.parts, context, question, policy=policy)

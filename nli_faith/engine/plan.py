@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -110,7 +111,7 @@ def split_claims(
     checked.
     """
     if (whole := answer_claim(response, question)) is not None:
-        return [whole]
+        return cited(response, [whole])  # its citation markers, as any claim's
     limit = claim_tokens(parts)
     fitted = fit_claims(
         parts.splitter.split(response),
@@ -143,11 +144,13 @@ def answer_claim(response: str, question: str | None) -> Claim | None:
     return Claim(full, start, start + len(text), raw=text, written=text)
 
 
-def _framed(response: str, claim: Claim) -> Claim:
+def _framed(response: str, claim: Claim, breaks: list[int]) -> Claim:
     """``claim`` citing the passage its attribution frame names, if it names one (the
-    frame was taken off the claim: it is the sentence's text before the claim)."""
-    before = _SENTENCE_BREAK_RE.split(response[: claim.start])[-1]
-    n = named_passage(before + response[claim.start : claim.end])
+    frame was taken off the claim: it is the sentence's text before the claim, from the
+    last of the response's sentence ``breaks`` at or before it)."""
+    k = bisect_right(breaks, claim.start)
+    start = breaks[k - 1] if k else 0
+    n = named_passage(response[start : claim.end])
     return claim if n is None else replace(claim, cites=frozenset({n}))
 
 
@@ -166,7 +169,8 @@ def with_question(claims: list[Claim], question: str | None) -> list[Claim]:
 def cited(response: str, claims: list[Claim]) -> list[Claim]:
     """With citation markers: the claims stripped of them and told what they cite; a
     claim whose attribution frame names a passage ("Passage 2 states that ...") cites it."""
-    claims = [_framed(response, c) for c in claims]
+    breaks = [m.end() for m in _SENTENCE_BREAK_RE.finditer(response)]  # once a response
+    claims = [_framed(response, c, breaks) for c in claims]
     markers = find_citations(response)
     if not markers or not claims:
         return claims
@@ -204,10 +208,18 @@ def plan_response(
     return plan_claims(parts, claims, context)
 
 
-def plan_claims(parts: Parts, claims: list[Claim], context: str | Sequence[str]) -> Plan:
-    """The plan of given claims against a context (a reference answer is one, too)."""
+def plan_claims(
+    parts: Parts,
+    claims: list[Claim],
+    context: str | Sequence[str],
+    *,
+    chunks: list[Chunk] | None = None,
+) -> Plan:
+    """The plan of given claims against a context (a reference answer is one, too);
+    ``chunks``: the context already cut for these claims (:func:`chunk`), to reuse."""
     docs = as_context(context)
-    chunks = chunk(parts, docs, claims) if claims else []
+    if chunks is None:
+        chunks = chunk(parts, docs, claims) if claims else []
     if parts.prefilter is not None and claims and chunks:
         mask = parts.prefilter.select(
             [c.text for c in claims], [c.text for c in chunks], members=sentence_members(chunks)

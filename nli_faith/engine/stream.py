@@ -13,7 +13,8 @@ splitter), planned against the context and run through the runner like any recor
 The pairs scored on the way are remembered for the stream, so the final, whole-answer
 pass only plans: it scores nothing twice.
 
-With a policy (:class:`~nli_faith.results.StreamPolicy`), a sentence that makes the answer
+With a policy (:class:`~nli_faith.scoring.gate.Policy`: the one gate's rule, applied to
+the answer so far after each sentence), a sentence that makes the answer
 so far fail (a contradicted claim, or a strict score below the bar) ends the stream: it
 is not released, and the result says which claim failed and why.
 """
@@ -23,18 +24,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from nli_faith.engine.parts import Parts
-from nli_faith.engine.plan import Planned, plan_claims, split_claims
+from nli_faith.engine.plan import Plan, Planned, budget, chunk, plan_claims, split_claims
 from nli_faith.engine.runner import Runner
-from nli_faith.errors import E_LIMIT, E_STREAM_PIECE, E_STREAM_PIECES, OptionError, RecordError
+from nli_faith.errors import E_STREAM_PIECE, E_STREAM_PIECES, OptionError
 from nli_faith.nli.cache import CachedNLI
 from nli_faith.records import Record, as_context, parse_record
 from nli_faith.results import ClaimVerdict, FaithfulnessResult, SentenceCheck, StreamResult
-from nli_faith.scoring.gate import gate
+from nli_faith.scoring.gate import Policy
 from nli_faith.scoring.scores import compute_scores
+from nli_faith.text.claims import Claim
 from nli_faith.text.sentences import sentence_spans
 
 #: Where a sentence may end and the next have begun: an end mark (or a line break), then
@@ -48,41 +49,20 @@ _MAYBE_BOUNDARY = re.compile(r"[.!?\u2026\n][^\s]*\s+\S|[\u3002\uff01\uff1f]\S")
 _ENDS_SENTENCE = re.compile(r"\w[.!?\u2026\u3002\uff01\uff1f][\"'\u201d\u2019)\]*_]*(?:\[\d+\])*$")
 
 
-@dataclass(frozen=True)
-class StreamPolicy:
-    """When a streamed answer is stopped: the rules of the one gate
-    (:func:`~nli_faith.scoring.gate.gate`), applied to the answer so far after each
-    sentence.
-
-    ``block_on_contradiction``: at the first sentence with a contradicted claim.
-    ``block_below_strict``: at the first sentence after which the strict score of the
-    answer so far (supported claims / claims) is below it. A sentence with claims against
-    a context that holds no text is stopped too. With no rule, every sentence is released
-    and only checked.
-    """
-
-    block_on_contradiction: bool = False
-    block_below_strict: float | None = None
-
-    def first_failure(
-        self, so_far: FaithfulnessResult, new: list[ClaimVerdict]
-    ) -> tuple[ClaimVerdict | None, str | None]:
-        """The claim of the ``new`` sentence that makes the answer so far fail, and why;
-        ``(None, None)`` when it passes."""
-        ruling = gate(
-            so_far,
-            score="strict",
-            min_score=self.block_below_strict,
-            block_on_contradiction=self.block_on_contradiction,
-        )
-        if ruling.passed is not False:
-            return None, None
-        wanted = ("no",) if ruling.why == "contradicted" else ("no", "idk")
-        failed = next((c for c in new if c.verdict in wanted), None)
-        said = f"the answer so far: {ruling.reason}"
-        if failed is None:
-            return None, said
-        return failed, f'{said} "{failed.claim}" is {_said(failed).rstrip(".")}.'
+def first_failure(
+    policy: Policy, so_far: FaithfulnessResult, new: list[ClaimVerdict]
+) -> tuple[ClaimVerdict | None, str | None]:
+    """The claim of the ``new`` sentence that makes the answer so far fail ``policy``, and
+    why; ``(None, None)`` when it passes."""
+    ruling = policy.ruling(so_far)
+    if ruling.passed is not False:
+        return None, None
+    wanted = ("no",) if ruling.why == "contradicted" else ("no", "idk")
+    failed = next((c for c in new if c.verdict in wanted), None)
+    said = f"the answer so far: {ruling.reason}"
+    if failed is None:
+        return None, said
+    return failed, f'{said} "{failed.claim}" is {_said(failed).rstrip(".")}.'
 
 
 def _said(claim: ClaimVerdict) -> str:
@@ -109,15 +89,17 @@ class StreamCheck:
         context: str | Sequence[str],
         question: str | None = None,
         *,
-        policy: StreamPolicy | None = None,
+        policy: Policy | None = None,
     ) -> None:
         self.record: Record = parse_record(
             {"response": "", "context": context, "question": question}, limits=parts.limits
         )
         self.context = as_context(self.record.context)
+        self._empty = not any(d.strip() for d in self.context)  # no document holds text
+        self._chunks: dict[int, list] = {}  # the context cut for a budget (chunk())
         self.parts = dataclasses.replace(parts, nli=CachedNLI(parts.nli))
         self.runner = Runner(self.parts)
-        self.policy = policy or StreamPolicy()
+        self.policy = policy or Policy()
         self.text = ""
         self.released = 0  # the answer up to here is checked and released
         self._scan = 0  # where to look for the next possible sentence end
@@ -144,18 +126,8 @@ class StreamCheck:
         if self.done:
             return False
         self.text += piece
-        limit = self.parts.limits.max_response_chars
-        if limit is not None and len(self.text) > limit:
-            raise RecordError(
-                E_LIMIT.format(
-                    field="response",
-                    size=len(self.text),
-                    unit="characters",
-                    limit=limit,
-                    option="max_response_chars",
-                ),
-                field="response",
-            )
+        # the record's own limit check (the context's were checked at the start)
+        self.parts.limits.check(Record(self.text, self.record.context))
         return self._maybe_complete() is not None or self._ends_like_a_sentence()
 
     def checks(self) -> list[SentenceCheck]:
@@ -212,12 +184,28 @@ class StreamCheck:
         piece is on its way. The pairs are remembered, so when the end is confirmed the
         check only plans and reads them; if it was no end, nothing is released."""
         try:
-            said = split_claims(self.parts, self.text, question=self.record.question)
-            claims = [c for c in said if c.start >= self.released]
+            claims = self._claims_between(self.released, len(self.text))
             if claims:
-                self.runner.run([Planned(plan_claims(self.parts, claims, self.context))])
+                self.runner.run([Planned(self._plan(claims))])
         except Exception:  # noqa: BLE001 - a guess; the real check raises what is wrong
             return
+
+    def _claims_between(self, start: int, end: int, question: str | None = None) -> list[Claim]:
+        """The claims of the answer's text from ``start`` (a sentence boundary: all before
+        it is released) to ``end``, with their spans in the whole answer; only the last
+        check (the whole answer, ``start`` 0 or not) reads the question, as score() does."""
+        if question is not None:  # the whole answer's claims, as score() cuts them
+            said = split_claims(self.parts, self.text[:end], question=question)
+            return [c for c in said if c.start >= start]
+        said = split_claims(self.parts, self.text[start:end])
+        return [dataclasses.replace(c, start=c.start + start, end=c.end + start) for c in said]
+
+    def _plan(self, claims: list[Claim]) -> Plan:
+        """The plan of ``claims``, the context cut once for each chunk budget."""
+        b = budget(self.parts, claims)
+        if b not in self._chunks:
+            self._chunks[b] = chunk(self.parts, self.context, claims)
+        return plan_claims(self.parts, claims, self.context, chunks=self._chunks[b])
 
     def _check(self, upto: int, *, final: bool) -> list[SentenceCheck]:
         """Check the sentences between ``self.released`` and ``upto`` (complete ones)."""
@@ -227,15 +215,11 @@ class StreamCheck:
             if final:
                 self.released = upto
             return []
-        prefix = self.text[:upto]
         # the whole answer (the last check) is read with its question, as score() reads it
-        question = self.record.question if final else None
-        claims = [
-            c for c in split_claims(self.parts, prefix, question=question) if c.start >= start
-        ]
+        claims = self._claims_between(start, upto, self.record.question if final else None)
         verdicts: list[ClaimVerdict] = []
         if claims:
-            (outcome,) = self.runner.run([Planned(plan_claims(self.parts, claims, self.context))])
+            (outcome,) = self.runner.run([Planned(self._plan(claims))])
             if outcome.exception is not None:
                 raise outcome.exception
             verdicts = outcome.result.claims
@@ -256,8 +240,8 @@ class StreamCheck:
         return events
 
     def _event(self, start: int, end: int, claims: list[ClaimVerdict]) -> SentenceCheck:
-        so_far = _summary(self._claims, empty=not any(d.strip() for d in self.context))
-        failed, why = self.policy.first_failure(so_far, claims)
+        so_far = _summary(self._claims, empty=self._empty)
+        failed, why = first_failure(self.policy, so_far, claims)
         return SentenceCheck(
             text=self.text[self.released : end],
             start=start,

@@ -96,3 +96,30 @@ def gate(
     if min_score is None and not block_on_contradiction:
         return Ruling(None, "no_rule", "no rule to pass or fail the answer by.")
     return Ruling(True, "passed", "the answer passes.")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A guardrail's rule over the strict score: ``block_below_strict`` (block an answer
+    whose strict score is below it) and ``block_on_contradiction`` (block an answer with a
+    contradicted claim); the service's ``decision`` and a streamed answer's stop
+    (``FaithfulnessScorer.check_stream``) are both this rule, through :func:`gate`.
+
+    Example:
+        >>> from nli_faith.results import FaithfulnessResult
+        >>> r = FaithfulnessResult(0.5, 0.5, 0.4, 2, 1, 1, 0, "...")
+        >>> Policy(block_on_contradiction=True).ruling(r).why
+        'contradicted'
+    """
+
+    block_below_strict: float | None = None
+    block_on_contradiction: bool = False
+
+    def ruling(self, result: Any) -> Ruling:
+        """The one gate's ruling on ``result`` by this rule."""
+        return gate(
+            result,
+            score="strict",
+            min_score=self.block_below_strict,
+            block_on_contradiction=self.block_on_contradiction,
+        )

@@ -22,7 +22,7 @@ from typing import Literal
 from nli_faith.config import ScorerConfig
 from nli_faith.records import Limits
 from nli_faith.results import FaithfulnessResult
-from nli_faith.scoring.gate import gate
+from nli_faith.scoring.gate import Policy as GatePolicy
 
 #: Environment variable holding the settings for ``--workers N`` worker processes.
 SETTINGS_ENV = "NLI_FAITH_SERVE_SETTINGS"
@@ -40,15 +40,14 @@ SERVE_LIMITS = Limits(
 Action = Literal["pass", "block"]
 
 
-@dataclass(frozen=True)
-class Policy:
-    """How a scored record becomes ``"pass"`` or ``"block"``.
+class Policy(GatePolicy):
+    """How a scored record becomes ``"pass"`` or ``"block"``: the one gate's rule
+    (:class:`~nli_faith.scoring.gate.Policy`).
 
     ``block_below_strict``: block when the strict score (supported claims / claims) is
     below it. ``block_on_contradiction``: block when any claim is contradicted. A response
     checked against an empty context is always blocked; otherwise one with no verifiable
-    claim (scores ``None``) passes, and with neither rule everything passes. The rules are
-    the one gate's (:func:`~nli_faith.scoring.gate.gate`).
+    claim (scores ``None``) passes, and with neither rule everything passes.
 
     Example:
         >>> from nli_faith.results import FaithfulnessResult
@@ -57,17 +56,9 @@ class Policy:
         ('block', 'pass')
     """
 
-    block_below_strict: float | None = None
-    block_on_contradiction: bool = False
-
     def decide(self, result: FaithfulnessResult) -> Action | None:
         """``None`` for a record that could not be scored (it has an ``error``)."""
-        ruling = gate(
-            result,
-            score="strict",
-            min_score=self.block_below_strict,
-            block_on_contradiction=self.block_on_contradiction,
-        )
+        ruling = self.ruling(result)
         if ruling.why == "not_scored":
             return None
         return "block" if ruling.passed is False else "pass"

@@ -34,7 +34,7 @@ from fastapi import Request
 from fastapi.responses import StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from nli_faith.engine.stream import StreamCheck, StreamPolicy
+from nli_faith.engine.stream import StreamCheck
 from nli_faith.errors import (
     E_SERVE_STREAM_FIRST,
     E_SERVE_STREAM_IDLE,
@@ -45,9 +45,8 @@ from nli_faith.errors import (
     RecordError,
     with_flag,
 )
-from nli_faith.records import parse_record
 from nli_faith.rows import scored_row
-from nli_faith.serve.schema import ServeError
+from nli_faith.serve.schema import ServeError, record_of
 
 MEDIA_TYPE = "application/x-ndjson"
 
@@ -115,20 +114,15 @@ async def open_stream(request: Request, service: Any, settings: Any) -> NDJSONSt
     if not isinstance(head, dict) or "text" in head:
         got = "a piece of the answer" if isinstance(head, dict) else type(head).__name__
         raise ServeError(422, E_SERVE_STREAM_FIRST.format(got=got))
-    record = {**head, "response": ""}
-    try:
-        parse_record(record, limits=settings.limits)  # the context's fields and limits
+    try:  # the record without its answer, parsed once: fields, aliases, limits, id
+        rec = record_of({**head, "response": ""}, limits=settings.limits)
     except RecordError as err:
         raise ServeError(422, with_flag(str(err)), field=err.field) from None
-    policy = StreamPolicy(
-        block_on_contradiction=settings.policy.block_on_contradiction,
-        block_below_strict=settings.policy.block_below_strict,
-    )
     batcher = service.batcher
     timeout = settings.request_timeout_s
 
     def start(scorer: Any) -> StreamCheck:
-        return StreamCheck(scorer.parts, head.get("context"), None, policy=policy)
+        return StreamCheck(scorer.parts, rec.context, rec.question, policy=settings.policy)
 
     async def events() -> AsyncIterator[bytes]:
         try:
@@ -143,7 +137,7 @@ async def open_stream(request: Request, service: Any, settings: Any) -> NDJSONSt
                     break
             for event in await batcher.call(lambda _s: check.finish(), timeout=timeout):
                 yield _json_line({"event": "sentence", **asdict(event)})
-            yield _json_line(_final(check, head, settings, batcher.scorer))
+            yield _json_line(_final(check, head, rec.question, settings, batcher.scorer))
             service.metrics.records.labels(outcome="block" if check.blocked else "pass").inc()
         except ClientDisconnect:  # the client went away: nothing to write to
             return
@@ -159,10 +153,11 @@ async def open_stream(request: Request, service: Any, settings: Any) -> NDJSONSt
     return NDJSONStream(events(), media_type=MEDIA_TYPE)
 
 
-def _final(check: StreamCheck, head: dict, settings: Any, scorer: Any) -> dict[str, Any]:
+def _final(
+    check: StreamCheck, head: dict, question: str | None, settings: Any, scorer: Any
+) -> dict[str, Any]:
     """The ``result`` event: the row ``/v1/score`` gives for the answer streamed."""
     end = check.result
-    question = head.get("question") if isinstance(head.get("question"), str) else None
     out = {"event": "result", **scored_row(scorer, None, head, end.result, question=question)}
     out["decision"] = "block" if end.blocked else settings.policy.decide(end.result)
     out["blocked"] = end.blocked
