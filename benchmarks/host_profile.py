@@ -104,6 +104,14 @@ def add_arguments(p, name: str) -> None:
         "--latency", type=int, default=0, help="also end to end: N unseen guardrail requests"
     )
     p.add_argument("--batch", type=int, default=8, help="end to end: records of each news set")
+    p.add_argument(
+        "--overlap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also: score_batch of N workload records of each set, forwards replayed, in one "
+        "process and with planning workers (planned first, or in blocks planned ahead)",
+    )
 
 
 class Timers:
@@ -208,18 +216,7 @@ class Version:
 
     def clear_caches(self) -> None:
         """Empty the text caches and the tokenizer's id cache: every record is new."""
-        for name, mod in list(sys.modules.items()):
-            if not name.startswith(self.pkg + ".") or name.startswith(self.pkg + ".nli"):
-                continue
-            for obj in list(vars(mod).values()):
-                clear = getattr(obj, "cache_clear", None)
-                info = getattr(obj, "cache_parameters", None)
-                if clear and info and (info().get("maxsize") or 0) >= 8:
-                    clear()
-        for sc in self.scorers.values():
-            tokens = getattr(sc.stages.parts.nli, "_tokens", None)
-            if tokens is not None:
-                tokens.cache.clear()
+        clear_caches(self.pkg, self.scorers.values())
 
     def run(self, setup: str, inputs: list[dict]) -> tuple[list, int]:
         """Score ``inputs`` with set-up ``setup``; the results and the pairs scored."""
@@ -262,6 +259,22 @@ class Version:
         )
         return {"stages": stages, "pairs": pairs, "records": len(inputs), "wall": wall,
                 "verdicts": [[c.verdict for c in r.claims] for r in results]}  # fmt: skip
+
+
+def clear_caches(pkg: str, scorers) -> None:
+    """Empty ``pkg``'s text caches and the id cache of each scorer's tokenizer."""
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith(pkg + ".") or name.startswith(pkg + ".nli"):
+            continue
+        for obj in list(vars(mod).values()):
+            clear = getattr(obj, "cache_clear", None)
+            info = getattr(obj, "cache_parameters", None)
+            if clear and info and (info().get("maxsize") or 0) >= 8:
+                clear()
+    for sc in scorers:
+        tokens = getattr(sc.stages.parts.nli, "_tokens", None)
+        if tokens is not None:
+            tokens.cache.clear()
 
 
 def importlib_module(name: str):
@@ -374,6 +387,71 @@ def end_to_end(args, bench, src: Path | None) -> tuple[list[str], dict[str, Any]
     return lines, data
 
 
+def overlap(args, bench) -> tuple[list[str], dict[str, Any]]:
+    """``score_batch`` throughput with the forwards replayed (what a box whose accelerator
+    were free would see): one process, workers planning everything first and then the
+    model (as before blocks), and workers planning blocks ahead of the model."""
+    from nli_faith.engine.runner import check_n_process
+    from nli_faith.scorer import FaithfulnessScorer
+
+    n_process = max(2, check_n_process("auto"))
+    from .speed_inputs import workload_records
+
+    recs = [
+        {"response": r["response"], "context": r["context"]}
+        for r in workload_records(args.data_dir, args.overlap)
+    ]
+    sc = FaithfulnessScorer(str(BUNDLED), **SETUPS["default"][0])
+    logging.getLogger("nli_faith").setLevel(logging.ERROR)
+    nli = sc.stages.parts.nli
+    nli._runtime = Replay(nli._runtime, {})
+    bench.log(f"overlap: {len(recs)} records, untimed pass (runs the model)")
+    before = nli.pairs_predicted
+    want = sc.score_batch(recs)
+    pairs = nli.pairs_predicted - before
+    runner = sc.runner
+    names = labels = [f"record {k}" for k in range(len(recs))]
+
+    def planned_first() -> list:
+        planned = runner._plan_all(list(zip(recs, names)), n_process)
+        return [o.result for o in runner.run(planned)]
+
+    modes = {
+        "one process": lambda: sc.score_batch(recs),
+        f"{n_process} workers, all planned, then the model": planned_first,
+        f"{n_process} workers, blocks planned ahead": lambda: sc.score_batch(
+            recs, labels=labels, n_process=n_process
+        ),
+    }
+    walls: dict[str, list[float]] = {m: [] for m in modes}
+    same = True
+    for r in range(args.rounds):
+        for m, fn in modes.items() if r % 2 == 0 else list(modes.items())[::-1]:
+            sc.close()  # fresh workers: forked from a parent whose caches are emptied
+            clear_caches("nli_faith", [sc])
+            t0 = time.perf_counter()
+            got = fn()
+            walls[m].append(time.perf_counter() - t0)
+            same = same and got == want
+    sc.close()
+    lines = [
+        "",
+        f"### Planning beside the model: {len(recs)} workload records ({args.overlap} of each "
+        f"set), `score_batch`, forwards replayed, best of {args.rounds}",
+        "",
+        "| mode | records/s | (claim, chunk) pairs/s of host work |",
+        "|---|---:|---:|",
+    ]
+    data: dict[str, Any] = {"records": len(recs), "results_equal": same}
+    for m, w in walls.items():
+        best = min(w)
+        lines.append(f"| {m} | {len(recs) / best:,.1f} | {pairs / best:,.0f} |")
+        data[m] = {"records_per_s": len(recs) / best, "seconds": best}
+    lines += ["", f"Same results in every mode: {same}."]
+    bench.log("overlap done")
+    return lines, data
+
+
 def run(args, bench) -> Outcome:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
@@ -387,6 +465,12 @@ def run(args, bench) -> Outcome:
         for n, v in data["end_to_end"].items():
             if isinstance(v, dict):
                 figures.update({f"{n} {k}": round(x, 3) for k, x in v.items()})
+    if args.overlap:  # on every core
+        lines, data["overlap"] = overlap(args, bench)
+        body += lines
+        for m, v in data["overlap"].items():
+            if isinstance(v, dict):
+                figures[f"overlap {m} records/s"] = round(v["records_per_s"], 1)
     torch.set_num_threads(1)
     try:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core

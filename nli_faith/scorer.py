@@ -271,7 +271,7 @@ class FaithfulnessScorer:
         *,
         show_progress_bar: bool = False,
         labels: Sequence[str] | None = None,
-        n_process: int = 1,
+        n_process: int | str = 1,
     ) -> list[FaithfulnessResult]:
         """Score many records in one pass over the model (pairs sorted and deduplicated globally).
 
@@ -281,8 +281,10 @@ class FaithfulnessScorer:
         fails, it is bisected until the records that fail stand alone. ``labels`` name
         the records in warnings (default ``"record <index>"``; the CLI passes line numbers).
         ``n_process > 1`` splits and chunks the records in that many forked worker
-        processes (at most one per CPU the process may use; kept for the next call); the
-        results are the same as with one.
+        processes (at most one per CPU the process may use; ``"auto"``: one per CPU but
+        the one this process keeps for the model; kept for the next call), in blocks
+        planned ahead while the model scores the block before; the results are the same
+        as with one.
         Records with a reference answer (``reference``, ``ground_truth``,
         ``expected_output``) get a second pass, for all of them together
         (``scorer.stages.check_reference``).
@@ -310,7 +312,7 @@ class FaithfulnessScorer:
         records: Iterable[Mapping[str, Any] | Record],
         *,
         block_size: int = 64,
-        n_process: int = 1,
+        n_process: int | str = 1,
         labels: Iterable[str] | None = None,
     ) -> Iterator[FaithfulnessResult]:
         """Score an iterable of records lazily, ``block_size`` records per model pass.

@@ -56,6 +56,47 @@ def test_n_process_and_stream_give_the_same_results(tiny_scorer):
             list(tiny_scorer.score_stream(recs, block_size=bad))
 
 
+def test_score_batch_with_workers_scores_blocks_planned_ahead(tiny_scorer):
+    """With workers, score_batch plans blocks ahead while the model scores (several blocks
+    here); the results are those of one process planning everything first."""
+    from nli_faith.engine.runner import check_n_process, overlap_block, usable_cpus
+
+    recs = records(300)
+    want = tiny_scorer.score_batch(recs)
+    assert overlap_block(len(recs), 2) < len(recs)  # more than one block
+    assert tiny_scorer.score_batch(recs, n_process=2) == want
+    assert tiny_scorer.score_batch(recs, n_process="auto") == want
+    assert check_n_process("auto") == max(1, usable_cpus() - 1)
+    for bad in ("all", "2", None):
+        with pytest.raises(ValueError, match=f"n_process must be .* or 'auto', got {bad!r}"):
+            tiny_scorer.score_batch(recs[:4], n_process=bad)
+
+
+@pytest.mark.parametrize("n_process", [1, 2])
+def test_planned_blocks_read_at_most_the_blocks_queued_ahead(tiny_scorer, n_process):
+    """The queue between planning and the model is bounded: while the caller holds a
+    block, only ``ahead`` more have been taken from the input (with workers or not)."""
+    recs = records(40)
+    taken = []
+
+    def source():
+        for k, rec in enumerate(recs):
+            taken.append(k)
+            yield rec, f"record {k}"
+
+    blocks = tiny_scorer.runner.planned_blocks(source(), 4, n_process, ahead=2)
+    first = next(blocks)
+    assert len(first) == 4 and len(taken) == 12  # this block and two ahead
+    second = next(blocks)
+    assert len(taken) == 16
+    rest = list(blocks)
+    assert len(taken) == 40 and [len(b) for b in rest] == [4] * 8
+    plans = [p for b in (first, second, *rest) for p in b]
+    assert [type(p).__name__ for p in plans] == [
+        type(tiny_scorer.runner.plan((r, "x"))).__name__ for r in recs
+    ]
+
+
 def test_workers_see_a_planning_setting_changed_after_they_started(tiny_model_dir):
     """Workers forked before a setting changed must plan with the new one, as one process
     does (they used to keep the settings of the moment they were forked)."""
@@ -207,6 +248,20 @@ def test_cli_streams_with_a_summary_and_pairs_in_the_bar(tmp_path, tiny_model_di
     assert int(table["claims not found (idk)"]) == sum(r["n_idk"] for r in rows)
     scored = [r for r in rows if "error" not in r and r["n_claims"]]
     assert table["mean soft"] == f"{sum(r['soft'] for r in scored) / len(scored):.3f}"
+
+
+def test_cli_n_process_auto_writes_the_rows_of_one_process(tmp_path, tiny_model_dir, capsys):
+    src = write_jsonl(tmp_path / "in.jsonl", records(30))
+    rows = {}
+    for n in ("1", "auto"):
+        out = tmp_path / f"out{n}.jsonl"
+        assert cli(str(src), "-o", str(out), "--model", str(tiny_model_dir), "--n-process", n) == 1
+        rows[n] = read_rows(out)
+    assert rows["auto"] == rows["1"] and len(rows["1"]) == 30
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli(str(src), "-o", str(tmp_path / "x.jsonl"), "--n-process", "many")
+    assert "--n-process: must be a whole number or 'auto', got 'many'" in capsys.readouterr().err
 
 
 def test_plan_pool_closes_even_when_the_parent_catches_sigterm(tmp_path):

@@ -26,6 +26,18 @@ from nli_faith.errors import NliFaithError, with_code
 BLOCK = 64
 
 
+def _n_process(value: str) -> int | str:
+    """``--n-process``: a number, or ``auto`` (checked with the library's other options)."""
+    if value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number or 'auto', got {value!r}"
+        ) from None
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "score",
@@ -76,10 +88,11 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--n-process",
-        type=int,
+        type=_n_process,
         default=1,
         metavar="N",
-        help="split and chunk records in N worker processes, ahead of the model (default 1)",
+        help="split and chunk records in N worker processes, ahead of the model; 'auto': "
+        "one per CPU but the model's (default 1)",
     )
     g.add_argument(
         "--engine",

@@ -169,7 +169,7 @@ def _masks(
         return support, contra, differs
     claims, chunks = [c.text for c in m.claims], [c.text for c in m.chunks]
     if parts.number_check:
-        support = number_mask(m.claims, m.chunks)
+        support = number_mask(m.claims, m.chunks) if m.numbers is None else m.numbers.copy()
         differs = quantity_mismatch(claims, chunks)
         if differs.any():  # a value of another row, year or line supports nothing
             support &= ~misattributed(claims, chunks, differs)

@@ -46,6 +46,9 @@ class NLIMatrix:
     #: With early exit, the entailment threshold that settled claims: verdicts re-derived
     #: with a higher one would be wrong (the skipped pairs were never scored).
     settled_at: float | None = None
+    #: The number check's mask (:func:`~nli_faith.engine.plan.number_mask`) when scoring
+    #: already computed it (early exit), so that the decision does not compute it again.
+    numbers: np.ndarray | None = None
 
 
 def fill(parts: Parts, plans: Sequence[Plan], progress: bool = False) -> list[NLIMatrix]:
@@ -53,13 +56,14 @@ def fill(parts: Parts, plans: Sequence[Plan], progress: bool = False) -> list[NL
     probs = [np.zeros((len(p.claims), len(p.chunks), 3), dtype=np.float32) for p in plans]
     todo = [p.mask for p in plans]
     firsts = [np.zeros_like(mask) for mask in todo]
+    numbers: list[np.ndarray | None] = [None] * len(plans)
     if parts.early_exit:
-        firsts, todo = _first_round(parts, plans, probs, progress)
+        firsts, todo, numbers = _first_round(parts, plans, probs, progress)
     _score_pairs(parts, plans, todo, probs, progress)
     settled_at = parts.entail_threshold if parts.early_exit else None
     return [
-        NLIMatrix(p.claims, p.chunks, prob, first | rest, settled_at)
-        for p, first, rest, prob in zip(plans, firsts, todo, probs)
+        NLIMatrix(p.claims, p.chunks, prob, first | rest, settled_at, number)
+        for p, first, rest, prob, number in zip(plans, firsts, todo, probs, numbers)
     ]
 
 
@@ -95,10 +99,11 @@ def _score_pairs(
 
 def _first_round(
     parts: Parts, plans: Sequence[Plan], probs: list[np.ndarray], progress: bool
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
+) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray | None]]:
     """Early exit: score each claim's most promising sentence.
 
-    Returns the pairs scored and the pairs still to score (those of unsettled claims).
+    Returns the pairs scored, the pairs still to score (those of unsettled claims) and
+    each plan's number mask where it was computed.
     """
     firsts = []
     for plan in plans:
@@ -113,10 +118,14 @@ def _first_round(
         firsts.append(first_candidates(sim, scored, sentences))
     _score_pairs(parts, plans, firsts, probs, progress)
     todo = []
+    numbers: list[np.ndarray | None] = []
     for plan, first, p in zip(plans, firsts, probs):
         rest = plan.mask & ~first
+        number = None
         if first.any():
-            support = number_mask(plan.claims, plan.chunks) if parts.number_check else None
+            if parts.number_check:
+                number = number_mask(plan.claims, plan.chunks)
+            support = number
             if any(c.cites is not None for c in plan.claims):  # only cited documents settle
                 cited = cited_chunks_mask([c.cites for c in plan.claims], plan.chunks)
                 support = cited if support is None else support & cited
@@ -125,7 +134,8 @@ def _first_round(
             )
             rest[done] = False
         todo.append(rest)
-    return firsts, todo
+        numbers.append(number)
+    return firsts, todo, numbers
 
 
 def first_candidates(

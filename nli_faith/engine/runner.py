@@ -16,6 +16,7 @@ Planning can run in forked worker processes (``n_process``; :mod:`.parallel`).
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -194,14 +195,57 @@ class Runner:
         records: Sequence[Any],
         labels: Sequence[str],
         *,
-        n_process: int = 1,
+        n_process: int | str = 1,
         progress: bool = False,
     ) -> list[FaithfulnessResult]:
-        """Results of ``records`` (named by ``labels`` in warnings), as one block."""
+        """Results of ``records`` (named by ``labels`` in warnings).
+
+        In one process: planned, then scored as one block. With planning workers: in
+        blocks of :func:`overlap_block` records, the workers planning up to
+        :data:`PLAN_AHEAD` blocks ahead while this process scores (a bounded
+        producer/consumer queue), so the model does not wait for the whole batch's
+        planning; results are the same, as a pair's result does not depend on the pairs
+        scored beside it (:mod:`nli_faith.nli.batching`)."""
         if len(labels) != len(records):
             raise OptionError(E_LABELS_LENGTH.format(n_labels=len(labels), n_records=len(records)))
-        planned = self._plan_all(list(zip(records, labels)), n_process)
-        return [o.result for o in self.run(planned, progress)]
+        items = list(zip(records, labels))
+        n_process = check_n_process(n_process)
+        if len(items) < 2 * n_process or self._pool(n_process) is None:
+            planned = self._plan_all(items, n_process)
+            return [o.result for o in self.run(planned, progress)]
+        blocks = self.planned_blocks(
+            iter(items), overlap_block(len(items), n_process), n_process, ahead=PLAN_AHEAD
+        )
+        return [o.result for block in blocks for o in self.run(block, progress)]
+
+    def planned_blocks(
+        self, items: Iterator[tuple[Any, str]], block_size: int, n_process: int, *, ahead: int = 1
+    ) -> Iterator[list[Planned | Failed]]:
+        """The plans of ``items``, ``block_size`` at a time, in order. With workers, up to
+        ``ahead`` blocks are being planned while the caller scores the block it was given
+        (the queue between planning and the model is that long; in one process they are
+        planned before the block is given). Each block is planned with the settings of the
+        moment it is started (new workers if a planning setting changed)."""
+        queued: deque[Any] = deque()
+
+        def start(block: list) -> Any:
+            pool = self._pool(n_process)
+            if pool is not None:
+                return pool.plan_async(block)
+            return _Done([self.plan(item) for item in block])
+
+        def refill() -> None:
+            while len(queued) < ahead:
+                block = list(islice(items, block_size))
+                if not block:
+                    return
+                queued.append(start(block))
+
+        refill()
+        while queued:
+            current = queued.popleft()
+            refill()  # the next blocks are planned while this one is scored
+            yield current.get()
 
     def stream(
         self,
@@ -219,20 +263,8 @@ class Runner:
         check_n_process(n_process)
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
-
-        def plan(block: list) -> Any:
-            pool = self._pool(n_process)  # new workers if a setting changed
-            if pool is not None:
-                return pool.plan_async(block)
-            return _Done([self.plan(item) for item in block])
-
-        block = list(islice(it, block_size))
-        pending = plan(block) if block else None
-        while pending is not None:
-            block = list(islice(it, block_size))
-            following = plan(block) if block else None  # planned while this block is scored
-            yield from (o.result for o in self.run(pending.get()))
-            pending = following
+        for block in self.planned_blocks(it, block_size, n_process, ahead=1):
+            yield from (o.result for o in self.run(block))
 
     # -- the reference pass --------------------------------------------------------------
 
@@ -295,8 +327,35 @@ def usable_cpus() -> int:
 
 
 def check_n_process(n_process: object) -> int:
-    """``n_process`` if it is a whole number of at least 1, else ``OptionError``; at most
-    :func:`usable_cpus` (more planning workers than CPUs only add processes and memory)."""
+    """``n_process`` if it is a whole number of at least 1, at most :func:`usable_cpus`
+    (more planning workers than CPUs only add processes and memory); ``"auto"``: one
+    worker per usable CPU but the one the model's process keeps; else ``OptionError``.
+
+    Example:
+        >>> check_n_process(1)
+        1
+        >>> check_n_process("auto") == max(1, usable_cpus() - 1)
+        True
+    """
+    if n_process == "auto":
+        return max(1, usable_cpus() - 1)
     if not is_whole(n_process):
         raise OptionError(E_N_PROCESS.format(n_process=n_process))
     return min(int(n_process), usable_cpus())
+
+
+#: With planning workers, blocks ``score_batch`` plans ahead of the one being scored.
+PLAN_AHEAD = 2
+
+
+def overlap_block(n_records: int, n_process: int) -> int:
+    """Records per block when ``score_batch`` overlaps planning with the model: about an
+    eighth of the batch (the model waits only for the first block's planning), at least
+    64 per worker (so each model pass packs many records' pairs into full batches), at
+    most 2048 (so plans held ahead stay small).
+
+    Example:
+        >>> overlap_block(100, 2), overlap_block(10_000, 4), overlap_block(10**6, 15)
+        (128, 1250, 2048)
+    """
+    return max(64 * n_process, min(2048, -(-n_records // 8)))

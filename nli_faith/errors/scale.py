@@ -20,7 +20,9 @@ __all__ = [
     "E_RESUME_STDOUT",
 ]
 
-E_N_PROCESS = Message("E086", "n_process must be a whole number of at least 1, got {n_process!r}.")
+E_N_PROCESS = Message(
+    "E086", "n_process must be a whole number of at least 1 or 'auto', got {n_process!r}."
+)
 E_BLOCK_SIZE = Message(
     "E087", "block_size must be a whole number of at least 1, got {block_size!r}."
 )
