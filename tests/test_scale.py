@@ -72,6 +72,39 @@ def test_score_batch_with_workers_scores_blocks_planned_ahead(tiny_scorer):
             tiny_scorer.score_batch(recs[:4], n_process=bad)
 
 
+def test_with_workers_the_models_process_only_runs_the_model(tiny_model_dir, monkeypatch):
+    """With workers, the records' pairs are tokenized and their results decided in the
+    workers: the model's process tokenizes no text and decides no record, and the results
+    are those of one process (which does both itself)."""
+    from nli_faith.engine import runner as runner_mod
+    from nli_faith.engine.runner import usable_cpus
+    from nli_faith.scorer import FaithfulnessScorer
+
+    if usable_cpus() < 2:
+        pytest.skip("planning workers need at least 2 usable CPUs")
+    recs = records(40)
+    scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+    want = scorer.score_batch(recs)
+    decided_here = []
+    real = runner_mod.decide_outcome
+
+    def counted(*a, **kw):
+        decided_here.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(runner_mod, "decide_outcome", counted)
+    cache = scorer.nli._tokens.cache
+    cache.clear()
+    scorer.close()  # the workers fork now, with what this process holds
+    assert scorer.score_batch(recs, n_process=2) == want
+    assert list(scorer.score_stream(iter(recs), block_size=10, n_process=2)) == want
+    assert cache == {} and decided_here == []
+    assert scorer.score_batch(recs) == want and len(decided_here) == 36  # in-process: here
+    scorer.entail_threshold = 0.01  # read by the decision only: workers decide with it too
+    assert scorer.score_batch(recs, n_process=2) == scorer.score_batch(recs) != want
+    scorer.close()
+
+
 @pytest.mark.parametrize("n_process", [1, 2])
 def test_planned_blocks_read_at_most_the_blocks_queued_ahead(tiny_scorer, n_process):
     """The queue between planning and the model is bounded: while the caller holds a

@@ -15,6 +15,7 @@ bisected until the failing records stand alone, and the others get their results
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -24,6 +25,7 @@ import numpy as np
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import Plan, number_mask
 from nli_faith.nli.labels import ENTAIL_IDX
+from nli_faith.nli.model import Encoded, NLIModel
 from nli_faith.scoring.citations import cited_chunks_mask
 from nli_faith.scoring.composite import is_composite
 from nli_faith.scoring.prefilter import coverage_similarity
@@ -54,6 +56,15 @@ class NLIMatrix:
 def fill(parts: Parts, plans: Sequence[Plan], progress: bool = False) -> list[NLIMatrix]:
     """The NLI matrix of each plan, with the pairs of all of them in one model pass."""
     probs = [np.zeros((len(p.claims), len(p.chunks), 3), dtype=np.float32) for p in plans]
+    if _encoded(parts, plans):
+        # encoded by the planning workers: this process only runs the model
+        encoded = Encoded.join([p.encoded for p in plans])
+        _scatter(
+            [p.mask for p in plans],
+            probs,
+            parts.nli.predict_encoded(encoded, show_progress_bar=progress),
+        )
+        return [NLIMatrix(p.claims, p.chunks, prob, p.mask) for p, prob in zip(plans, probs)]
     todo = [p.mask for p in plans]
     firsts = [np.zeros_like(mask) for mask in todo]
     numbers: list[np.ndarray | None] = [None] * len(plans)
@@ -82,19 +93,50 @@ def _score_pairs(
     progress: bool,
 ) -> None:
     """Score the pairs in ``masks`` (one per plan) into ``probs``, in one model pass."""
-    pairs: list[tuple[str, str]] = []
-    for plan, mask in zip(plans, masks):
-        for i, j in zip(*np.nonzero(mask)):
-            claim = plan.claims[i].text
-            pairs.append((align_premise(plan.chunks[j].text, claim), claim))
+    pairs = [pair for plan, mask in zip(plans, masks) for pair in plan_pairs(plan, mask)]
     if not pairs:
         return
-    flat = parts.nli.predict(pairs, show_progress_bar=progress)
+    _scatter(masks, probs, parts.nli.predict(pairs, show_progress_bar=progress))
+
+
+def _encoded(parts: Parts, plans: Sequence[Plan]) -> bool:
+    """Were all of ``plans`` encoded (by planning workers) for this model, as one pass
+    over all their pairs scores them?"""
+    key = getattr(parts.nli, "encoding_key", None) if isinstance(parts.nli, NLIModel) else None
+    return (
+        key is not None
+        and not parts.early_exit
+        and bool(plans)
+        and all(p.encoded is not None and p.encoded.key == key for p in plans)
+    )
+
+
+def _scatter(masks: Sequence[np.ndarray], probs: list[np.ndarray], flat: np.ndarray) -> None:
+    """Put the rows of ``flat`` (the pairs of each mask in turn, row by row) in place."""
     pos = 0
     for mask, p in zip(masks, probs):
         n = int(mask.sum())
         p[mask] = flat[pos : pos + n]
         pos += n
+
+
+def plan_pairs(plan: Plan, mask: np.ndarray) -> list[tuple[str, str]]:
+    """The ``(premise, claim)`` texts of the pairs of ``mask``, row by row: each chunk
+    aligned to its claim (:func:`~nli_faith.text.align.align_premise`)."""
+    out = []
+    for i, j in zip(*np.nonzero(mask)):
+        claim = plan.claims[i].text
+        out.append((align_premise(plan.chunks[j].text, claim), claim))
+    return out
+
+
+def encode_plan(parts: Parts, plan: Plan) -> Plan:
+    """``plan`` with its pairs' token ids (:attr:`Plan.encoded`), when the model's process
+    will score all of its pairs in one pass (no early exit) and can take ids; else
+    ``plan``. Planning workers call it, so that the model's process only runs the model."""
+    if parts.early_exit or not isinstance(parts.nli, NLIModel):
+        return plan
+    return dataclasses.replace(plan, encoded=parts.nli.encode(plan_pairs(plan, plan.mask)))
 
 
 def _first_round(

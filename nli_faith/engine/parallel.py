@@ -2,7 +2,9 @@
 
 The rule-based splitter, the chunker and the lexical pre-filter are pure Python, so one
 process plans ~100-200 records/s; with ``n_process`` worker processes plan the records
-of a batch while the parent keeps the model. The workers are forked from the parent, so
+of a batch (and tokenize their pairs) while the parent keeps the model, and they turn the
+NLI matrices the parent scored into results (the decision), so that the parent does little
+but run the model. The workers are forked from the parent, so
 they share its planning function and the loaded parts it holds (tokenizer, splitter,
 pre-filter) without pickling them; the plans they return are plain dataclasses and arrays.
 A pool plans with the parts and settings of the moment it was forked: when they have
@@ -23,8 +25,9 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-#: In a worker: the planning function of the pool that forked it.
+#: In a worker: the planning and the deciding functions of the pool that forked it.
 _PLAN: Any = None
+_DECIDE: Any = None
 #: Every open pool, held here so that none is terminated by the garbage collector, which
 #: may run in one of the pool's own threads and deadlock it; they close explicitly
 #: (:meth:`PlanPool.close`, ``FaithfulnessScorer.close``) or at interpreter exit.
@@ -38,9 +41,9 @@ def fork_available() -> bool:
 _WORKER_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
-def _init_worker(plan: Callable[[Any], Any]) -> None:
-    global _PLAN
-    _PLAN = plan  # forked: the parent's object itself, not a pickled copy
+def _init_worker(plan: Callable[[Any], Any], decide: Callable[[Any], Any] | None) -> None:
+    global _PLAN, _DECIDE
+    _PLAN, _DECIDE = plan, decide  # forked: the parent's objects themselves, not copies
     # A fork inherits the parent's Python signal handlers: one for SIGTERM (a server's
     # graceful shutdown, Ray, a test harness) would swallow the SIGTERM that
     # ``Pool.terminate`` sends, and ``close()`` would wait for the worker forever. The
@@ -61,8 +64,14 @@ def _plan_one(item: Any) -> Any:
     return _PLAN(item)
 
 
+def _decide_one(item: Any) -> Any:
+    """One scored item's decision (an NLI matrix: its outcome)."""
+    return _DECIDE(item)
+
+
 class PlanPool:
-    """Worker processes forked from the parent that run ``plan`` on items.
+    """Worker processes forked from the parent that run ``plan`` on items, and ``decide``
+    on what the parent scored.
 
     Example:
         >>> from functools import partial
@@ -77,7 +86,13 @@ class PlanPool:
         >>> pool.close()
     """
 
-    def __init__(self, plan: Callable[[Any], Any], n_process: int) -> None:
+    def __init__(
+        self,
+        plan: Callable[[Any], Any],
+        n_process: int,
+        *,
+        decide: Callable[[Any], Any] | None = None,
+    ) -> None:
         self.n_process = n_process
         # Fork the workers with SIGTERM / SIGINT blocked (this thread's mask only; the
         # parent's other threads still take them): until ``_init_worker`` resets the
@@ -85,21 +100,27 @@ class PlanPool:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
         try:
             self._pool = mp.get_context("fork").Pool(
-                n_process, initializer=_init_worker, initargs=(plan,)
+                n_process, initializer=_init_worker, initargs=(plan, decide)
             )
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _OPEN.add(self)
 
+    def _chunksize(self, n: int) -> int:
+        return max(1, min(64, n // (4 * self.n_process)))
+
     def plan(self, records: list) -> list:
         """``plan`` of each item, in order, by the workers."""
-        chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
-        return self._pool.map(_plan_one, records, chunksize=chunksize)
+        return self._pool.map(_plan_one, records, chunksize=self._chunksize(len(records)))
 
     def plan_async(self, records: list):
         """Start planning ``records``; the returned object's ``get()`` waits for the plans."""
-        chunksize = max(1, min(64, len(records) // (4 * self.n_process)))
-        return self._pool.map_async(_plan_one, records, chunksize=chunksize)
+        return self._pool.map_async(_plan_one, records, chunksize=self._chunksize(len(records)))
+
+    def decide(self, items: list) -> list:
+        """``decide`` of each item, in order, by the workers (after the planning they were
+        given before)."""
+        return self._pool.map(_decide_one, items, chunksize=self._chunksize(len(items)))
 
     def retire(self) -> None:
         """Take no more work: the workers finish what they were given (a stream's block

@@ -21,6 +21,7 @@ import numpy as np
 from nli_faith.engine.failures import Failed
 from nli_faith.engine.parts import Parts
 from nli_faith.errors import E_LONG_CLAIMS, RecordError
+from nli_faith.nli.model import Encoded
 from nli_faith.records import Limits, Record, as_context, parse_record
 from nli_faith.rules import rule_rows
 from nli_faith.rules.numbers import number_support_mask
@@ -51,6 +52,10 @@ class Plan:
     claims: list[Claim]
     chunks: list[Chunk]
     mask: np.ndarray  # (claims, chunks) bool
+    #: The token ids of the pairs of ``mask`` (row by row), when a planning worker
+    #: encoded them (:func:`~nli_faith.engine.infer.encode_plan`); else the model's
+    #: process does.
+    encoded: Encoded | None = None
 
     @property
     def n_pairs(self) -> int:

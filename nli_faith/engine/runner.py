@@ -30,7 +30,7 @@ from nli_faith.engine.decide import (
     with_reference,
 )
 from nli_faith.engine.failures import Failed, describe, error_result
-from nli_faith.engine.infer import fill_isolated
+from nli_faith.engine.infer import NLIMatrix, encode_plan, fill_isolated
 from nli_faith.engine.parallel import PlanPool, fork_available
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import (
@@ -61,20 +61,10 @@ class Outcome:
         return self.failure is not None and not self.failure.input_error
 
 
-#: Settings that only the model pass and the decision read, never planning (which is what
-#: the workers do): changing one forks no new workers. Any other field of ``Parts`` does.
-_NOT_PLANNING = frozenset(
-    {"entail_threshold", "contradict_threshold", "bands", "number_check",
-     "contradiction_overlap", "early_exit"}
-)  # fmt: skip
-
-
-def _planning(parts: Parts) -> tuple:
-    """What planning reads of ``parts``: the loaded objects (compared by identity) and the
-    values of the planning settings."""
-    return tuple(
-        getattr(parts, f.name) for f in dataclasses.fields(parts) if f.name not in _NOT_PLANNING
-    )
+def _settings(parts: Parts) -> tuple:
+    """What the workers hold of ``parts``: the loaded objects (compared by identity) and
+    the values of the settings (they plan and decide with them)."""
+    return tuple(getattr(parts, f.name) for f in dataclasses.fields(parts))
 
 
 @dataclass(frozen=True)
@@ -124,19 +114,23 @@ class Runner:
         Workers hold the parts and settings of the moment they were forked; when any of
         them has changed since (``scorer.chunk_tokens = 64``, a swapped model), the old
         workers are retired (they finish what a stream gave them, then exit) and new ones
-        forked, so that they plan as this process would.
+        forked, so that they plan and decide as this process would.
         """
         n_process = check_n_process(n_process)
         if n_process == 1 or not fork_available():
             return None
         kept = self._pools.get(n_process)
-        if kept is not None and self._forked_with[n_process] != _planning(self.parts):
+        if kept is not None and self._forked_with[n_process] != _settings(self.parts):
             kept.retire()
             self._retired.append(kept)
             kept = None
         if kept is None:
-            kept = self._pools[n_process] = PlanPool(partial(plan_record, self.parts), n_process)
-            self._forked_with[n_process] = _planning(self.parts)  # what the workers hold
+            kept = self._pools[n_process] = PlanPool(
+                partial(plan_for_workers, self.parts),
+                n_process,
+                decide=partial(decide_outcome, self.parts),
+            )
+            self._forked_with[n_process] = _settings(self.parts)  # what the workers hold
         return kept
 
     def close(self) -> None:
@@ -149,10 +143,17 @@ class Runner:
 
     # -- scoring ------------------------------------------------------------------------
 
-    def run(self, planned: Sequence[Planned | Failed], progress: bool = False) -> list[Outcome]:
+    def run(
+        self,
+        planned: Sequence[Planned | Failed],
+        progress: bool = False,
+        *,
+        pool: PlanPool | None = None,
+    ) -> list[Outcome]:
         """Outcomes of planned records, in one model pass; a failing pass is bisected so
-        that only the records that fail get an error. Records with a reference answer
-        then get :meth:`check_reference`."""
+        that only the records that fail get an error. With ``pool``, its workers make the
+        decisions (the same as this process would). Records with a reference answer then
+        get :meth:`check_reference`."""
         out: dict[int, Outcome] = {
             k: Outcome(error_result(p.error), failure=p, exception=p.exception)
             for k, p in enumerate(planned)
@@ -160,16 +161,20 @@ class Runner:
         }
         keys = [k for k, p in enumerate(planned) if isinstance(p, Planned)]
         matrices = fill_isolated(self.parts, [planned[k].plan for k in keys], progress)
+        scored = []
         for k, m in zip(keys, matrices):
-            try:
-                if isinstance(m, Exception):
-                    raise m
-                out[k] = Outcome(aggregate(self.parts, m), pairs=int(m.mask.sum()))
-            except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
-                text = describe(err)
+            if isinstance(m, Exception):
+                text = describe(m)
                 out[k] = Outcome(
-                    error_result(text), failure=Failed(text, str(err), False, err), exception=err
+                    error_result(text), failure=Failed(text, str(m), False, m), exception=m
                 )
+            else:
+                scored.append((k, m))
+        if pool is not None and len(scored) > 1:
+            decided = pool.decide([m for _, m in scored])
+        else:
+            decided = [decide_outcome(self.parts, m, keep_exception=True) for _, m in scored]
+        out.update((k, o) for (k, _), o in zip(scored, decided))
         outcomes = [out[k] for k in range(len(planned))]
         refs = [p.reference if isinstance(p, Planned) else None for p in planned]
         if all(r is None for r in refs):
@@ -216,7 +221,11 @@ class Runner:
         blocks = self.planned_blocks(
             iter(items), overlap_block(len(items), n_process), n_process, ahead=PLAN_AHEAD
         )
-        return [o.result for block in blocks for o in self.run(block, progress)]
+        return [
+            o.result
+            for block in blocks
+            for o in self.run(block, progress, pool=self._pool(n_process))
+        ]
 
     def planned_blocks(
         self, items: Iterator[tuple[Any, str]], block_size: int, n_process: int, *, ahead: int = 1
@@ -264,7 +273,7 @@ class Runner:
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
         for block in self.planned_blocks(it, block_size, n_process, ahead=1):
-            yield from (o.result for o in self.run(block))
+            yield from (o.result for o in self.run(block, pool=self._pool(n_process)))
 
     # -- the reference pass --------------------------------------------------------------
 
@@ -302,6 +311,31 @@ class Runner:
             except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
                 out[k] = error_result(describe(err))
         return out
+
+
+def plan_for_workers(parts: Parts, item: tuple[Any, str]) -> Planned | Failed:
+    """What a planning worker does with an item: its plan (:func:`plan_record`), with
+    its pairs' token ids where the model's process can take them (:func:`encode_plan`)."""
+    planned = plan_record(parts, item)
+    if isinstance(planned, Planned):
+        try:
+            planned = dataclasses.replace(planned, plan=encode_plan(parts, planned.plan))
+        except Exception:  # noqa: BLE001 - the model's process encodes it, isolated
+            pass
+    return planned
+
+
+def decide_outcome(parts: Parts, m: NLIMatrix, *, keep_exception: bool = False) -> Outcome:
+    """A scored record's outcome: its result (:func:`aggregate`), or the error deciding
+    it raised (``exception`` kept only where asked: a worker's may not pickle)."""
+    try:
+        return Outcome(aggregate(parts, m), pairs=int(m.mask.sum()))
+    except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
+        text = describe(err)
+        exc = err if keep_exception else None
+        return Outcome(
+            error_result(text), failure=Failed(text, str(err), False, exc), exception=exc
+        )
 
 
 def _paired(records: Iterable[Any], labels: Iterable[str]) -> Iterator[tuple[Any, str]]:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import logging
 import os
+import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,6 +44,34 @@ logger = logging.getLogger(__name__)
 
 #: Pairs per forward pass, except for the int8 ONNX graph (see ``NLIModel``).
 DEFAULT_BATCH_SIZE = 32
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Pairs as token ids (:meth:`NLIModel.encode`): the distinct pairs' ``ids`` (and
+    ``types``), their ``lengths``, and for each pair asked for, the row of its distinct
+    pair (``index``)."""
+
+    index: np.ndarray
+    ids: list[list[int]]
+    types: list[list[int]] | None
+    lengths: np.ndarray
+    #: The :attr:`NLIModel.encoding_key` of the model that encoded them (a forked worker's
+    #: copy has its parent's): ids are for that model's tokenizer only.
+    key: str = ""
+
+    @staticmethod
+    def join(parts: Sequence[Encoded]) -> Encoded:
+        """One encoding of the pairs of ``parts``, in order (scored in one pass)."""
+        parts = [e for e in parts if len(e.index)]
+        offsets = np.cumsum([0, *(len(e.ids) for e in parts)])
+        return Encoded(
+            np.concatenate([e.index + o for e, o in zip(parts, offsets)] or [np.zeros(0, int)]),
+            [x for e in parts for x in e.ids],
+            None if any(e.types is None for e in parts) else [x for e in parts for x in e.types],
+            np.concatenate([e.lengths for e in parts] or [np.zeros(0, np.int64)]),
+            parts[0].key if parts and all(e.key == parts[0].key for e in parts) else "",
+        )
 
 
 class NLIModel:
@@ -149,6 +179,8 @@ class NLIModel:
         self._runtime = runtime
         self.device = runtime.device
         self.tokenizer = tokenizer
+        #: Names this model's encodings (:class:`Encoded`): a forked worker's copy has it too.
+        self.encoding_key = uuid.uuid4().hex
         told = getattr(tokenizer, "model_max_length", None)
         if not isinstance(told, int) or told >= 1_000_000:  # unset: the trained length, or 512
             told = getattr(config, "max_position_embeddings", None) or 512
@@ -224,6 +256,13 @@ class NLIModel:
         Columns are ``(entailment, neutral, contradiction)`` whatever the
         model's own label order. Identical pairs are computed once.
         """
+        return self.predict_encoded(
+            self.encode(pairs), batch_size=batch_size, show_progress_bar=show_progress_bar
+        )
+
+    def encode(self, pairs: Sequence[tuple[str, str]]) -> Encoded:
+        """The token ids :meth:`predict_encoded` scores ``pairs`` from: the host-side half of
+        :meth:`predict`, which planning workers do beside the model's process."""
         if isinstance(pairs, str) or not isinstance(pairs, Sequence):
             raise OptionError(
                 E_OPTION_TYPE.format(
@@ -231,8 +270,8 @@ class NLIModel:
                 )
             )
         if not pairs:
-            return np.zeros((0, 3), dtype=np.float32)
-        batch_size = self.batch_size if batch_size is None else check_batch_size(batch_size)
+            empty = np.zeros(0, dtype=np.int64)
+            return Encoded(empty, [], None, empty, self.encoding_key)
         try:  # a pair that is not two strings fails here; it is looked for only then
             unique: dict[tuple[str, str], int] = {}
             index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
@@ -242,7 +281,6 @@ class NLIModel:
             _name_bad_pair(pairs, err)
             raise
         lengths = np.array([len(x) for x in ids], dtype=np.int64)
-        self.pairs_predicted += len(pairs)
         too_long = np.flatnonzero(lengths > self.max_length)
         if len(too_long):
             logger.warning(
@@ -252,11 +290,23 @@ class NLIModel:
                 self.max_length,
             )
             self._truncate(uniq, too_long, ids, types, lengths)
+        return Encoded(index, ids, types, lengths, self.encoding_key)
+
+    def predict_encoded(
+        self, encoded: Encoded, *, batch_size: int | None = None, show_progress_bar: bool = False
+    ) -> np.ndarray:
+        """Probabilities of the pairs :meth:`encode` gave ``encoded`` for, shape ``(n, 3)``."""
+        if encoded.key != self.encoding_key:
+            raise ValueError("these pairs were encoded for another model's tokenizer")
+        if not len(encoded.index):
+            return np.zeros((0, 3), dtype=np.float32)
+        batch_size = self.batch_size if batch_size is None else check_batch_size(batch_size)
+        self.pairs_predicted += len(encoded.index)
         kwargs = {"batch_size": batch_size, "max_length": self.max_length}
         if self.backend == "torch":
             kwargs["show_progress_bar"] = show_progress_bar
-        raw = self._runtime.predict(ids, types, lengths, **kwargs)
-        return self.label_map.to_canonical(raw)[index]
+        raw = self._runtime.predict(encoded.ids, encoded.types, encoded.lengths, **kwargs)
+        return self.label_map.to_canonical(raw)[encoded.index]
 
     def _truncate(self, pairs, rows, ids, types, lengths) -> None:
         """Cut the premises of the pairs ``rows`` so that each fits ``max_length`` (in place),
