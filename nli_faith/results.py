@@ -97,7 +97,9 @@ class ClaimVerdict:
     unsupported_spans: list[UnsupportedSpan] = field(default_factory=list)
     #: The text the model read when it is not ``claim`` as written (a short answer joined
     #: with its question: "3 years" is scored as "How long should I keep tax records: 3
-    #: years."); None when the claim was scored as written.
+    #: years."; with ``granularity="clause"``, a verb phrase with its sentence's subject
+    #: restored: "left the company." is scored as "Wayne left the company."); None when
+    #: the claim was scored as written.
     scored_as: str | None = None
     #: For a model contradiction: the conflict it shows ("conflict: number: '36 months'
     #: against '24 months'"), or that none shows (:mod:`nli_faith.rules.conflicts`); else

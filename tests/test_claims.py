@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
@@ -328,17 +329,157 @@ def test_clause_mode_other_connectors(clause_splitter: ClaimSplitter) -> None:
     assert_spans_point_into(response, claims)
 
 
-def test_clause_mode_keeps_shared_subject_and_disjunction_whole(
+def test_clause_mode_keeps_disjunction_whole(clause_splitter: ClaimSplitter) -> None:
+    response = (
+        "You can return it or you can exchange it. You can return it or exchange it. "
+        "Would you like more details?"
+    )
+    assert texts(clause_splitter.split(response)) == [
+        "You can return it or you can exchange it.",
+        "You can return it or exchange it.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "Wayne sold his share to Jobs and left the company.",
+            ["Wayne sold his share to Jobs.", "Wayne left the company."],
+        ),
+        (
+            "The company was founded in 1998 and employs 500 people.",
+            ["The company was founded in 1998.", "The company employs 500 people."],
+        ),
+        (  # a verb without an auxiliary of its own shares the first one's
+            "The company was founded in 1998 and acquired in 2005.",
+            ["The company was founded in 1998.", "The company was acquired in 2005."],
+        ),
+        (
+            "He has visited Paris and seen the tower.",
+            ["He has visited Paris.", "He has seen the tower."],
+        ),
+        (
+            "You can return it and get a refund.",
+            ["You can return it.", "You can get a refund."],
+        ),
+        (  # a list of verb phrases; the subject in lower case after an opening phrase
+            "After the war, the general sold his house, left the army and wrote a memoir.",
+            [
+                "After the war, the general sold his house.",
+                "The general left the army.",
+                "The general wrote a memoir.",
+            ],
+        ),
+        (  # what commas set off the subject is not restored with it
+            "The G650, which sells for $65 million, is popular and comes with two engines.",
+            [
+                "The G650, which sells for $65 million, is popular.",
+                "The G650 comes with two engines.",
+            ],
+        ),
+        (  # a plural present tagged as a bare verb needs no auxiliary
+            "Apple and Google compete in many markets and employ thousands of engineers.",
+            [
+                "Apple and Google compete in many markets.",
+                "Apple and Google employ thousands of engineers.",
+            ],
+        ),
+        (  # the second verb phrase has its own auxiliary
+            "Apple was founded by Jobs and Wozniak and is based in Cupertino.",
+            ["Apple was founded by Jobs and Wozniak.", "Apple is based in Cupertino."],
+        ),
+        (  # a shared subject, then a clause with a subject of its own
+            "The hotel offers free parking and is located near the beach, but it does not "
+            "have a pool.",
+            [
+                "The hotel offers free parking.",
+                "The hotel is located near the beach.",
+                "It does not have a pool.",
+            ],
+        ),
+    ],
+)
+def test_clause_mode_splits_verb_phrases_with_shared_subject(
+    clause_splitter: ClaimSplitter, sentence: str, expected: list[str]
+) -> None:
+    assert texts(clause_splitter.split(sentence)) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "You can return it or exchange it.",  # a disjunction
+        "He neither sold the house nor left town.",
+        "The range is between 5 and 10 miles.",  # nouns, numbers
+        "The kit includes a charger, a case and two cables.",
+        "The device is small and light.",  # adjectives
+        "The man who sold his share and left the company was Wayne.",  # relative clause
+        "The study found that the drug reduced symptoms and improved sleep.",  # ccomp
+        "He bought and sold shares.",  # a shared object
+        "She went and bought milk.",  # a fixed phrase
+        "Try and see.",
+        "He did not sell the house and leave town.",  # a shared negation
+        # a verb whose form does not go with the auxiliary it would share
+        "The rice is cooked for ten minutes and stir in the black pepper.",
+        # after a passive, a past tense or a participle: "is" shared or not?
+        "The dish is garnished with herbs and served with rice.",
+        "In 1998, Wayne sold his share and left, according to reports.",  # shared modifier
+    ],
+)
+def test_clause_mode_keeps_these_sentences_whole(
+    clause_splitter: ClaimSplitter, sentence: str
+) -> None:
+    claims = clause_splitter.split(sentence)
+    assert texts(claims) == [sentence]
+    assert claims[0].written is None
+
+
+def test_clause_mode_restored_subject_spans_and_written_text(
     clause_splitter: ClaimSplitter,
 ) -> None:
     response = (
-        "The company was founded in 1998 and employs 500 people. "
-        "You can return it or you can exchange it. Would you like more details?"
+        "Sure! - **Wayne** sold his share to Jobs [1] and left the company.\n"
+        "The warranty lasts two years and it covers water damage."
     )
-    assert texts(clause_splitter.split(response)) == [
-        "The company was founded in 1998 and employs 500 people.",
-        "You can return it or you can exchange it.",
+    claims = clause_splitter.split(response)
+    assert texts(claims) == [
+        "Wayne sold his share to Jobs.",
+        "Wayne left the company.",
+        "The warranty lasts two years.",
+        "It covers water damage.",
     ]
+    # every part spans the words of the response it came from
+    assert [response[c.start : c.end] for c in claims] == [
+        "Wayne** sold his share to Jobs",
+        "left the company.",
+        "The warranty lasts two years",
+        "it covers water damage.",
+    ]
+    # the part read with a restored subject keeps its words as written; the others are
+    # scored as written (up to case and a full stop)
+    assert [c.written for c in claims] == [None, "left the company.", None, None]
+
+
+def test_clause_mode_result_shows_restored_subject_as_scored_as(
+    clause_splitter: ClaimSplitter, tiny_model_dir: Path
+) -> None:
+    from nli_faith.rows import output_row
+    from nli_faith.scorer import FaithfulnessScorer
+
+    scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu", granularity="clause")
+    response = "Wayne sold his share to Jobs and left the company."
+    result = scorer.score(response, "Wayne sold his share to Jobs in 1976.")
+    first, second = result.claims
+    assert (first.claim, first.scored_as) == ("Wayne sold his share to Jobs.", None)
+    assert (second.claim, second.scored_as) == ("left the company.", "Wayne left the company.")
+    assert response[second.start : second.end] == second.claim
+    row = output_row(result)["claims"]
+    assert "scored_as" not in row[0] and row[1]["scored_as"] == "Wayne left the company."
+    for claim in result.claims:  # blamed words point into the response, inside the claim
+        for span in claim.unsupported_spans:
+            assert claim.start <= span.start < span.end <= claim.end
+            assert response[span.start : span.end] == span.text
 
 
 def test_clause_mode_split_many(clause_splitter: ClaimSplitter) -> None:

@@ -256,6 +256,24 @@ def test_fit_spans_follow_a_cleaned_claim_into_the_response():
     assert response[fitted.claims[0].start :].startswith("Alpha")
 
 
+def test_fit_splits_a_rewritten_claim_as_written():
+    """A too-long claim scored with a restored subject ("Wayne left ...") is split as its
+    words as written, so every piece's span and words are the response's."""
+    from nli_faith.text.claims import Claim
+
+    response = "Wayne sold it and left the firm, moved west; founded a farm there in spring"
+    at = response.index("left")
+    written = response[at:]
+    claim = Claim("Wayne " + written, at, len(response), written=written)
+    fitted = _fit([claim], 6, response)
+    assert fitted.n_split == 1
+    assert [c.text for c in fitted.claims] == [
+        "left the firm, moved west",
+        "founded a farm there in spring",
+    ]
+    assert [response[c.start : c.end] for c in fitted.claims] == [c.text for c in fitted.claims]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_a_pairs_probabilities_do_not_depend_on_its_batch_mates(dtype):
     """Padded to its own bucket, not to its batch's longest pair: bf16 moved ~1e-2 before."""

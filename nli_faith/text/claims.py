@@ -6,8 +6,10 @@ Two granularities:
   :mod:`nli_faith.text.sentences`; no statistical model, fast.
 * ``"clause"``: each sentence is further split into coordinated clauses that have their
   own subject and predicate ("The warranty lasts two years and it covers water damage."
-  -> "The warranty lasts two years." + "It covers water damage."), using an installed
-  spaCy pipeline with a dependency parser.
+  -> "The warranty lasts two years." + "It covers water damage.") and into verb phrases
+  that share one ("Wayne sold his share and left the company." -> "Wayne sold his
+  share." + "Wayne left the company."), using an installed spaCy pipeline with a
+  dependency parser.
 
 Every claim is cleaned for the NLI model (list bullets and numbers, heading ``#``,
 block-quote ``>``, citation markers, Markdown emphasis, link syntax and backticks
@@ -85,10 +87,11 @@ class ClaimSplitter:
             joins one to a claim about the world ("The context does not list prices, but
             a ticket costs $15.") keeps the world claim.
 
-    In clause mode a coordinated clause is split off only when it has its own subject;
-    a clause that shares the subject of the first ("The company was founded in 1998
-    and employs 500 people.") keeps the sentence whole, so every claim is a verbatim,
-    readable span of the response.
+    In clause mode a coordinated clause with its own subject is split off as it is
+    written; a verb phrase that shares the subject of the first ("The company was
+    founded in 1998 and employs 500 people.") is split off with the subject restored
+    ("The company employs 500 people."), its words as written kept in
+    :attr:`Claim.written` (:mod:`nli_faith.text.clauses`).
 
     Example:
         >>> splitter = ClaimSplitter()

@@ -64,7 +64,8 @@ def fit_claims(
 
     ``response`` (the text the claims were split from) lets each piece's span follow the
     claim's cleaning (removed Markdown, collapsed spaces); without it the claim text is
-    taken to be ``response[start:end]`` itself.
+    taken to be ``response[start:end]`` itself. A claim scored as a rewrite of its words
+    (:attr:`Claim.written`) is split as written.
     """
     claims = list(claims)
     if max_tokens < 1 or not claims:
@@ -78,6 +79,8 @@ def fit_claims(
         if n <= max_tokens:
             out.append(claim)
             continue
+        if claim.written is not None:  # a rewrite (a restored subject): split as written
+            claim = Claim(claim.written, claim.start, claim.end)
         ranges = _fit_range(claim.text, 0, len(claim.text), max_tokens, token_offsets, count_tokens)
         source = response[claim.start : claim.end] if response is not None else claim.text
         pos = _align(claim.text, source)

@@ -39,7 +39,8 @@ class Claim:
     #: back to the response; None when not set.
     raw: str | None = field(default=None, repr=False, compare=False)
     #: The claim as written when ``text`` is a rewrite of it for the model (a short answer
-    #: read with its question, :mod:`nli_faith.text.questions`); None when not rewritten.
+    #: read with its question, :mod:`nli_faith.text.questions`; a verb phrase with its
+    #: shared subject restored, :mod:`nli_faith.text.clauses`); None when not rewritten.
     written: str | None = field(default=None, repr=False, compare=False)
 
 
