@@ -298,6 +298,16 @@ class ScorerConfig:
         "settle it (more escalation, never less).",
         metavar="X",
     )
+    answer_decision: str | None = _option(
+        None,
+        "an answer decision learned from people: a JSON file (``AnswerDecision.save``), or "
+        "``model`` for the one shipped beside the model's weights. "
+        "``scorer.decision.passes(result)`` (the CLI's ``faithful`` field, with "
+        "``decided_by`` 'learned decision') then decides an answer from its claims' "
+        "verdicts, scores and coverage instead of a score gate. None: no learned decision "
+        "(a thresholds file from ``nli-faith calibrate --fit-decision`` carries its own).",
+        metavar="FILE",
+    )
     limits: Limits = _option(
         Limits(),
         "resource limits on one record (``Limits``: response and context characters, "
@@ -311,15 +321,6 @@ class ScorerConfig:
         "a file saved by ``nli-faith calibrate`` for this model (other weights are a "
         "``ThresholdsError``): its options fill those left None here, and its record-level "
         "gate is ``scorer.thresholds.decision.passes(result)`` (the CLI's ``faithful`` field).",
-        metavar="FILE",
-    )
-    answer_decision: str | None = _option(
-        None,
-        "an answer decision learned from people (a JSON file saved by ``nli-faith calibrate "
-        "--fit-decision``, or ``model`` for the one shipped beside the model's weights): "
-        "``scorer.decision.passes(result)`` (the CLI's ``faithful`` field, with "
-        "``decided_by`` 'learned decision') then decides an answer from its claims' "
-        "verdicts, scores and coverage instead of a score gate. None: no learned decision.",
         metavar="FILE",
     )
 

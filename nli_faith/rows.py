@@ -155,9 +155,10 @@ def output_row(
     Row keys first: ``keys`` if given (a scored line's own, when the judge merge rebuilds
     it), else ``line`` if given, the record's ``id`` if it has one (a null id is none) and
     its ``question`` (``question``, else the record's, if any). Then the result's fields,
-    with the keys of :data:`OPTIONAL_KEYS` only when they apply, and last ``faithful`` when
-    a ``decision`` (:class:`~nli_faith.scoring.thresholds.Decision`) is given, decided by
-    the one gate (:func:`~nli_faith.scoring.gate.gate`). ``reference`` says whether the
+    with the keys of :data:`OPTIONAL_KEYS` only when they apply, and last ``decided_by``
+    and ``faithful`` when a ``decision`` (:class:`~nli_faith.scoring.thresholds.Decision`)
+    is given, decided by the one gate (:func:`~nli_faith.scoring.gate.gate`) or by its
+    learned answer decision. ``reference`` says whether the
     record had a reference answer (default: whether the result has reference rates);
     without one, the reference keys and each claim's ``reference_label`` are left out.
 
@@ -194,10 +195,10 @@ def output_row(
             if claim[key] is None:
                 claim.pop(key)
     if decision is not None:
-        out["faithful"] = decision.passes(result)
         by = getattr(decision, "by", None)
         if by is not None:
             out["decided_by"] = by
+        out["faithful"] = decision.passes(result)
     return out
 
 
