@@ -189,7 +189,9 @@ def test_calibrate_fits_the_decision_on_labels_end_to_end(tmp_path, capsys):
     out = tmp_path / "thresholds.json"
     rc = main(["calibrate", str(src), "-o", str(out), "--no-progress", "--fit-decision"])
     assert rc == 0
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
+    assert "decision_improved" in json.loads(captured.out)
     assert "held-out half, learned decision" in err and "held-out half, every claim yes" in err
     th = Thresholds.load(out)
     assert th.decision.learned is not None and th.decision.by == "learned decision"

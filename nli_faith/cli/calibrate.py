@@ -230,7 +230,10 @@ def run(args: argparse.Namespace) -> int:
     print(_table(cal), file=sys.stderr)
     if fitted is not None:
         print(_decision_table(fitted), file=sys.stderr)
-    print(json.dumps({"output": args.output, "improved": cal.improved}))
+    summary = {"output": args.output, "improved": cal.improved}
+    if fitted is not None:
+        summary["decision_improved"] = fitted.improved
+    print(json.dumps(summary))
     return 0
 
 
