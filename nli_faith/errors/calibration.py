@@ -71,7 +71,7 @@ E_REPORT_JOIN = Message(
 )
 E_DECISION_FILE = Message(
     "E330",
-    "{path}: not an answer decision written by `nli-faith calibrate --decision` ({problem}).",
+    "{path}: not an answer decision file (nli_faith.scoring.answer_decision) ({problem}).",
 )
 E_DECISION_FIELD = Message("E331", "{path}: field {field!r} of the answer decision {problem}.")
 E_DECISION_NEEDS_LABELS = Message(
