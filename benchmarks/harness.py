@@ -67,6 +67,7 @@ BENCHMARKS = {
     "stream": "benchmarks.stream",
     "rag_dev": "benchmarks.rag_dev",
     "decision_fit": "benchmarks.decision_fit",
+    "answer_decision_fit": "benchmarks.answer_decision_fit",
     "host_profile": "benchmarks.host_profile",
 }
 

@@ -321,3 +321,24 @@ def test_learned_decision_features_come_from_the_stages_and_change_no_score(bund
     assert warranty["has_number"] == 0.0 and delivery["has_number"] == 1.0
     assert before[1].claims[0].scored_as is not None  # the short answer, read with its question
     assert bundled_scorer.score_batch(recs) == before
+
+
+def test_answer_decision_fit_decides_a_held_out_dataset():
+    from benchmarks.answer_decision_fit import VARIANTS, claims_of, decide
+
+    def row(ds, label, p):  # one-claim answers whose p_entail separates the classes
+        c = {"claim": "It opened in 1990.", "scored": "It opened in 1990.", "note": None,
+             "verdict": "yes" if p >= 0.5 else "idk", "p_entail": p, "p_contradict": 0.1,
+             "evidence": "It opened in 1990." if label else "It is old.",
+             "features": [p] + [0.0] * 11}  # fmt: skip
+        return {"set": ds, "label": label, "task": ds, "claims": [c]}
+
+    rows = [row(ds, y, p) for ds in ("a", "b", "c")
+            for y, p in ((1, 0.9), (1, 0.8), (0, 0.1), (0, 0.3))] * 5  # fmt: skip
+    assert claims_of(rows[0])[0].evidence.text == "It opened in 1990."
+    assert claims_of(rows[0])[0].scored_as is None  # scored as written
+    train = [r for r in rows if r["set"] != "c"]
+    test = [r for r in rows if r["set"] == "c"]
+    for variant in VARIANTS:
+        flags, t = decide(variant, train, test)
+        assert flags == [r["label"] == 0 for r in test] and 0 < t < 1, variant

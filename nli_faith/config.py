@@ -298,6 +298,16 @@ class ScorerConfig:
         "settle it (more escalation, never less).",
         metavar="X",
     )
+    answer_decision: str | None = _option(
+        None,
+        "an answer decision learned from people: a JSON file (``AnswerDecision.save``), or "
+        "``model`` for the one shipped beside the model's weights. "
+        "``scorer.decision.passes(result)`` (the CLI's ``faithful`` field, with "
+        "``decided_by`` 'learned decision') then decides an answer from its claims' "
+        "verdicts, scores and coverage instead of a score gate. None: no learned decision "
+        "(a thresholds file from ``nli-faith calibrate --fit-decision`` carries its own).",
+        metavar="FILE",
+    )
     limits: Limits = _option(
         Limits(),
         "resource limits on one record (``Limits``: response and context characters, "
@@ -319,7 +329,8 @@ class ScorerConfig:
         model ships are checked when read), naming the first bad one; a path is kept as
         its text and ``limits=None`` as ``Limits()``."""
         set_ = object.__setattr__
-        for name in ("model", "spacy_model", "prefilter_model", "thresholds", "onnx_cache_dir"):
+        for name in ("model", "spacy_model", "prefilter_model", "thresholds", "onnx_cache_dir",
+                     "answer_decision"):  # fmt: skip
             if isinstance(getattr(self, name), os.PathLike):
                 set_(self, name, os.fspath(getattr(self, name)))
         if self.limits is None:
@@ -332,7 +343,7 @@ class ScorerConfig:
             if not (optional and getattr(self, name) is None):  # None: the model's, no limit
                 set_(self, name, check_setting(name, getattr(self, name)))
         for name in ("model", "device", "dtype", "spacy_model", "prefilter_model", "prefilter",
-                     "thresholds", "onnx_cache_dir"):  # fmt: skip
+                     "thresholds", "onnx_cache_dir", "answer_decision"):  # fmt: skip
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise OptionError(E_OPTION_TYPE.format(name=name, expected="a string", value=value))

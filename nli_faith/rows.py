@@ -12,8 +12,9 @@ Ray through :func:`scored_row`, the server's endpoints, the judge merge).
 :func:`arrow_row` and :func:`json_row` turn it into the fixed Arrow shape and back.
 
 Keys in :data:`OPTIONAL_KEYS` appear in the JSON object only when they apply (``error``
-for a failed record, the reference rates with a reference answer, ``faithful`` with
-calibrated thresholds, ``context_empty`` when the context held no text); in Arrow rows
+for a failed record, the reference rates with a reference answer, ``faithful`` and what
+decided it (``decided_by``) with calibrated thresholds or a learned answer decision,
+``context_empty`` when the context held no text); in Arrow rows
 they are always there, null when absent. A claim's keys in :data:`OPTIONAL_CLAIM_KEYS`
 (``rule``, ``scored_as``, ``decision_note``) appear only when set (``reference_label``
 only with a reference answer).
@@ -48,6 +49,7 @@ OPTIONAL_KEYS = (
     "error",
     "question",
     "faithful",
+    "decided_by",
     "hallucination_rate",
     "self_knowledge_rate",
     "context_empty",
@@ -68,6 +70,10 @@ class RowKeys(BaseModel):
     question: str | None = Field(None, description="the record's question, when it has one")
     faithful: bool | None = Field(
         None, description="with calibrated thresholds: the record-level decision"
+    )
+    decided_by: str | None = Field(
+        None,
+        description="what decided 'faithful': the gate ('strict >= 0.5') or 'learned decision'",
     )
 
 
@@ -149,9 +155,10 @@ def output_row(
     Row keys first: ``keys`` if given (a scored line's own, when the judge merge rebuilds
     it), else ``line`` if given, the record's ``id`` if it has one (a null id is none) and
     its ``question`` (``question``, else the record's, if any). Then the result's fields,
-    with the keys of :data:`OPTIONAL_KEYS` only when they apply, and last ``faithful`` when
-    a ``decision`` (:class:`~nli_faith.scoring.thresholds.Decision`) is given, decided by
-    the one gate (:func:`~nli_faith.scoring.gate.gate`). ``reference`` says whether the
+    with the keys of :data:`OPTIONAL_KEYS` only when they apply, and last ``decided_by``
+    and ``faithful`` when a ``decision`` (:class:`~nli_faith.scoring.thresholds.Decision`)
+    is given, decided by the one gate (:func:`~nli_faith.scoring.gate.gate`) or by its
+    learned answer decision. ``reference`` says whether the
     record had a reference answer (default: whether the result has reference rates);
     without one, the reference keys and each claim's ``reference_label`` are left out.
 
@@ -162,7 +169,7 @@ def output_row(
         (3, 'q1', False, False, False)
     """
     if keys is not None:
-        out = {k: v for k, v in keys.items() if k not in _RESULT_KEYS and k != "faithful"}
+        out = {k: v for k, v in keys.items() if k not in _RESULT_KEYS | _DECISION_KEYS}
     else:
         out = {} if line is None else {"line": line}
         if isinstance(record, Mapping) and record.get("id") is not None:
@@ -188,11 +195,15 @@ def output_row(
             if claim[key] is None:
                 claim.pop(key)
     if decision is not None:
+        by = getattr(decision, "by", None)
+        if by is not None:
+            out["decided_by"] = by
         out["faithful"] = decision.passes(result)
     return out
 
 
 _RESULT_KEYS = frozenset(f.name for f in dataclasses.fields(FaithfulnessResult))
+_DECISION_KEYS = frozenset({"faithful", "decided_by"})
 
 
 def scored_row(
@@ -201,8 +212,10 @@ def scored_row(
     """:func:`output_row` of a record scored by ``scorer``: with calibrated thresholds, the
     record's ``faithful`` decision (``None`` for a record without a score). ``options``
     go to :func:`output_row` (``question``)."""
-    thresholds = getattr(scorer, "thresholds", None)
-    decision = None if thresholds is None else thresholds.decision
+    decision = getattr(scorer, "decision", None)
+    if decision is None:
+        thresholds = getattr(scorer, "thresholds", None)
+        decision = None if thresholds is None else thresholds.decision
     return output_row(result, record=raw, line=line, decision=decision, **options)
 
 

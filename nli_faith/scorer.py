@@ -8,6 +8,7 @@ one at a time).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import AsyncIterable, Iterable, Iterator, Mapping, Sequence
@@ -34,8 +35,9 @@ from nli_faith.moved import MOVED
 from nli_faith.presets import GUARDRAIL
 from nli_faith.records import Record, parse_record
 from nli_faith.results import FaithfulnessResult
+from nli_faith.scoring.answer_decision import AnswerDecision, bundled_decision
 from nli_faith.scoring.gate import Policy
-from nli_faith.scoring.thresholds import Thresholds
+from nli_faith.scoring.thresholds import Decision, Thresholds
 from nli_faith.scoring.verdicts import check_threshold
 
 __all__ = [
@@ -147,6 +149,17 @@ class FaithfulnessScorer:
         #: Calibrated thresholds (``thresholds=``, :meth:`from_thresholds`), else None: their
         #: gate is ``scorer.thresholds.decision.passes(result)``.
         self.thresholds: Thresholds | None = thresholds
+        #: The answer-level decision (``decision.passes(result)``): the thresholds' gate,
+        #: or the learned one of ``answer_decision=`` (which takes the gate's place), else
+        #: None.
+        self.decision: Decision | None = None if thresholds is None else thresholds.decision
+        if config.answer_decision is not None:
+            learned = AnswerDecision.load(
+                bundled_decision(self.nli.path)
+                if config.answer_decision == "model"
+                else config.answer_decision
+            )
+            self.decision = dataclasses.replace(self.decision or Decision(), learned=learned)
 
     # the engine's settings, read and written through the scorer
     nli = _Setting()

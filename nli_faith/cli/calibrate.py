@@ -70,22 +70,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="keep the default judge bands (--band-high / --band-low) instead of choosing them",
     )
+    p.add_argument(
+        "--fit-decision",
+        action="store_true",
+        help="also fit an answer decision learned from the labels (a small logistic model over "
+        "the claims' verdicts, scores and coverage) "
+        "on the same half, report it on the other beside 'every claim yes', and save it in "
+        "the thresholds file, where it decides 'faithful' instead of the gate",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the half split (default 0)")
     add_scorer_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _table(cal) -> str:
-    def row(name: str, f) -> str:
-        if f is None:
-            return ""
-        ci = f"[{f.ci95[0]:.3f}, {f.ci95[1]:.3f}]" if f.ci95 else "–"
-        fmt = lambda v: "–" if v is None else f"{v:.3f}"  # noqa: E731
-        return (
-            f"{name:<34}{f.n:>6}{fmt(f.balanced_accuracy):>8}  {ci:<16}"
-            f"{fmt(f.precision):>8}{fmt(f.recall):>8}\n"
-        )
+def _row(name: str, f) -> str:
+    """One line of the figures table (empty without figures)."""
+    if f is None:
+        return ""
+    ci = f"[{f.ci95[0]:.3f}, {f.ci95[1]:.3f}]" if f.ci95 else "–"
+    fmt = lambda v: "–" if v is None else f"{v:.3f}"  # noqa: E731
+    return (
+        f"{name:<34}{f.n:>6}{fmt(f.balanced_accuracy):>8}  {ci:<16}"
+        f"{fmt(f.precision):>8}{fmt(f.recall):>8}\n"
+    )
 
+
+def _table(cal) -> str:
+    row = _row
     opts = ", ".join(f"{k}={v:g}" for k, v in cal.options.items())
     return (
         f"chosen ({cal.objective}): {opts}; faithful iff "
@@ -126,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(
                     f"{name} is what calibrate chooses (over 0.05 ... 0.95); leave it out."
                 )
+        if getattr(args, "answer_decision", None) is not None:
+            raise ValueError(
+                "--answer-decision is what `calibrate --fit-decision` fits; leave it out."
+            )
         check_input(args.input)
         check_paths({"input": args.input}, {"output": args.output})
         from nli_faith.scorer import FaithfulnessScorer
@@ -178,7 +193,26 @@ def run(args: argparse.Namespace) -> int:
         )
     except NliFaithError as err:
         return fail(err)
+    decision = cal.decision
+    fitted = None
+    if args.fit_decision:
+        import dataclasses
+
+        from nli_faith.scoring.decision_calibration import calibrate_answer_decision
+
+        try:
+            fitted = calibrate_answer_decision(
+                [scorer.stages.aggregate(matrices[k], **cal.options) for k in good],
+                [rows[k].label for k in good],
+                seed=args.seed,
+                fitted_on=f"`nli-faith calibrate --fit-decision` on half of {args.input}",
+            )
+        except NliFaithError as err:
+            return fail(err)
+        decision = dataclasses.replace(cal.decision, learned=fitted.decision)
     report = cal.to_dict()
+    if fitted is not None:
+        report["answer_decision"] = fitted.to_dict()
     report["input"] = args.input
     report["n_records"] = len(good)
     report["n_left_out"] = len(skipped)
@@ -190,12 +224,27 @@ def run(args: argparse.Namespace) -> int:
     Thresholds(
         model=ModelId.of(config.model, scorer.nli),
         options=cal.options,
-        decision=cal.decision,
+        decision=decision,
         report=report,
     ).save(args.output)
     print(_table(cal), file=sys.stderr)
-    print(json.dumps({"output": args.output, "improved": cal.improved}))
+    if fitted is not None:
+        print(_decision_table(fitted), file=sys.stderr)
+    summary = {"output": args.output, "improved": cal.improved}
+    if fitted is not None:
+        summary["decision_improved"] = fitted.improved
+    print(json.dumps(summary))
     return 0
+
+
+def _decision_table(fitted) -> str:
+    row = _row
+    return (
+        "answer decision learned from the labels (saved: it decides 'faithful')\n"
+        + row("held-out half, learned decision", fitted.held_out)
+        + row("held-out half, every claim yes", fitted.default_held_out)
+        + fitted.verdict()
+    )
 
 
 def _flagged(note: str) -> str:

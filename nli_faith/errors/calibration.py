@@ -9,6 +9,9 @@ __all__ = [
     "E_BAND_CALIBRATION_FEW",
     "E_CALIBRATION_CLASSES",
     "E_CLAIM_LABELS",
+    "E_DECISION_FIELD",
+    "E_DECISION_FILE",
+    "E_DECISION_NEEDS_LABELS",
     "E_FAITHFUL_STALE",
     "E_LABEL",
     "E_REPORT_JOIN",
@@ -65,4 +68,14 @@ E_TARGET_PRECISION = Message("E079", "--target-precision must be in (0, 1], got 
 E_REPORT_LINE = Message("E080", "{path}:{line}: not a JSON object written by `nli-faith score`.")
 E_REPORT_JOIN = Message(
     "E081", "{path}:{line}: its input line {key} is not in {inputs}; pass the file that was scored."
+)
+E_DECISION_FILE = Message(
+    "E330",
+    "{path}: not an answer decision file (nli_faith.scoring.answer_decision) ({problem}).",
+)
+E_DECISION_FIELD = Message("E331", "{path}: field {field!r} of the answer decision {problem}.")
+E_DECISION_NEEDS_LABELS = Message(
+    "E332",
+    "fitting an answer decision needs faithful and unfaithful records in both halves: the "
+    "calibration half holds {n_pos} faithful and {n_neg} unfaithful scored records.",
 )

@@ -280,7 +280,11 @@ def decide_line(line: Mapping[str, Any], decision: Any) -> dict[str, Any]:
         >>> decide_line({"line": 2, "error": "E", "strict": None}, Decision())["faithful"] is None
         True
     """
-    return {**line, "faithful": decision.passes(line)}
+    out = {**line, "faithful": decision.passes(line)}
+    by = getattr(decision, "by", None)
+    if by is not None:
+        out["decided_by"] = by
+    return out
 
 
 def stale_faithful(lines: Iterable[Mapping[str, Any]], merged: Iterable[Mapping[str, Any]]) -> int:

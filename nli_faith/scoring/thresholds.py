@@ -8,7 +8,10 @@ A thresholds file holds two things:
   the scorer is built with :meth:`~nli_faith.scorer.FaithfulnessScorer.from_thresholds`;
 * ``decision``: the record-level gate, ``faithful = result.<score> >= min_score``
   (``score`` is ``strict`` by default), which :meth:`Decision.passes` decides with the
-  one gate (:func:`~nli_faith.scoring.gate.gate`: never with an empty context).
+  one gate (:func:`~nli_faith.scoring.gate.gate`: never with an empty context); or, when
+  it holds ``learned`` (``nli-faith calibrate --fit-decision``), an answer decision
+  learned from the labels (:class:`~nli_faith.scoring.answer_decision.AnswerDecision`),
+  which then decides instead. Files without ``learned`` read as before.
 
 It also records the model it was calibrated for (registry name or path, resolved name,
 SHA-256 of the weight files): using it with other weights is a
@@ -37,6 +40,7 @@ from nli_faith.errors import (
     E_THRESHOLDS_SCORE,
     ThresholdsError,
 )
+from nli_faith.scoring.answer_decision import AnswerDecision
 from nli_faith.scoring.gate import SCORES, Ruling, gate
 
 FORMAT = "nli-faith-thresholds/1"
@@ -46,10 +50,12 @@ OPTIONS = ("entail_threshold", "contradict_threshold", "band_high", "band_low")
 
 @dataclass(frozen=True)
 class Decision:
-    """Record-level gate: a record is faithful when ``result.<score> >= min_score``."""
+    """Record-level gate: a record is faithful when ``result.<score> >= min_score``; with
+    ``learned``, when the learned answer decision says so (the gate is then unused)."""
 
     score: str = "strict"
     min_score: float = 0.5
+    learned: AnswerDecision | None = None
 
     def __post_init__(self) -> None:
         if self.score not in SCORES:
@@ -60,7 +66,24 @@ class Decision:
 
     def ruling(self, result: Any) -> Ruling:
         """The gate's ruling on ``result`` (a result, or its output row) by this decision."""
+        if self.learned is not None:
+            return self.learned.ruling(result)
         return gate(result, score=self.score, min_score=self.min_score)
+
+    @property
+    def by(self) -> str:
+        """What decides: ``"learned decision"`` or the gate (``"strict >= 0.5"``)."""
+        return (
+            "learned decision"
+            if self.learned is not None
+            else f"{self.score} >= {self.min_score:g}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"score": self.score, "min_score": self.min_score}
+        if self.learned is not None:
+            out["learned"] = self.learned.to_dict()
+        return out
 
     def passes(self, result: Any) -> bool | None:
         """``True``/``False`` for a scored result (``False`` with an empty context);
@@ -97,7 +120,13 @@ class Thresholds:
     report: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, **asdict(self)}
+        return {
+            "format": FORMAT,
+            "model": asdict(self.model),
+            "options": dict(self.options),
+            "decision": self.decision.to_dict(),
+            "report": self.report,
+        }
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
@@ -112,7 +141,11 @@ class Thresholds:
         try:
             model = ModelId(**data["model"])
             options = {str(k): float(v) for k, v in data["options"].items()}
-            decision = Decision(**data["decision"])
+            gate_fields = dict(data["decision"])
+            learned = gate_fields.pop("learned", None)
+            if learned is not None:
+                learned = AnswerDecision.from_dict(learned, source=f"{source}: decision.learned")
+            decision = Decision(**gate_fields, learned=learned)
         except ThresholdsError as err:
             raise bad(str(err)) from err
         except (KeyError, TypeError, AttributeError, ValueError) as err:
