@@ -167,7 +167,7 @@ def test_scorer_counts_abstentions_apart_and_explains_rule_verdicts(tiny_scorer)
     assert (r.strict, r.lenient) == (0.5, 0.5)
     out = output_row(r)
     assert out["n_abstentions"] == 1 and all("rule" in c for c in out["claims"])
-    plain = output_row(tiny_scorer.score("The bedtime is fixed.", ctx))
+    plain = output_row(tiny_scorer.score("Bedtimes vary by country.", ctx))  # not covered
     assert all("rule" not in c for c in plain["claims"])  # only rule-decided claims say so
 
 

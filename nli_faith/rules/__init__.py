@@ -21,7 +21,10 @@ field then says which rule decided and why. The rules:
 * **summaries**: a claim that sums up several statements ("the whole process involves
   several network elements, each with its own role") that the model leaves ``idk`` is
   ``yes`` when the statements it sums up hold every specific word of it:
-  :mod:`nli_faith.rules.summaries`.
+  :mod:`nli_faith.rules.summaries`;
+* **covered**: a claim the model leaves ``idk`` or contradicts is ``yes`` when the context
+  holds every content word of it, no conflict shows and the model gives it some support:
+  :mod:`nli_faith.rules.covered`.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ import numpy as np
 
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
-from nli_faith.rules.conflicts import conflict_note
+from nli_faith.rules.conflicts import UNEXPLAINED, conflict_note
+from nli_faith.rules.covered import context_terms, covered, covered_note
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend
@@ -66,9 +70,22 @@ def rule_rows(claims: Sequence[Claim]) -> np.ndarray:
     return np.array([c.kind is not None for c in claims], dtype=bool)
 
 
-def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisions) -> Ruled:
-    """``d`` with the verdicts the rules decide; the others are left as the model's."""
+def apply_rules(
+    claims: Sequence[Claim],
+    chunks: Sequence[Chunk],
+    d: ClaimDecisions,
+    *,
+    entail_top3: np.ndarray | None = None,
+    number_conflict: np.ndarray | None = None,
+) -> Ruled:
+    """``d`` with the verdicts the rules decide; the others are left as the model's.
+
+    ``entail_top3`` (per claim: the mean of its three best entailments over the chunks
+    scored against it) and ``number_conflict`` (per claim: a chunk states one of its
+    quantities with another value) are what the *covered* rule reads; without the first
+    it does not apply."""
     n = len(claims)
+    words = context_terms([k.text for k in chunks]) if chunks else None
     verdicts = np.array(d.verdicts, dtype=object)
     p_e, p_c = np.array(d.p_entail, dtype=np.float32), np.array(d.p_contradict, dtype=np.float32)
     e_chunk, c_chunk = np.array(d.best_entail_chunk), np.array(d.best_contradict_chunk)
@@ -115,6 +132,12 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
             verdicts[i], p_e[i], p_c[i] = "yes", 1.0, 0.0
             e_chunk[i], c_chunk[i] = k, -1
             notes[i] = f"summary: {note}"
+        elif verdicts[i] in ("idk", "no") and (
+            _covered(claim.text, verdicts[i], chunks, int(c_chunk[i]), words, i,
+                     entail_top3, number_conflict)
+        ):  # fmt: skip
+            notes[i] = covered_note(verdicts[i], float(entail_top3[i]))
+            verdicts[i], c_chunk[i] = "yes", -1
         elif verdicts[i] == "no" and c_chunk[i] >= 0:  # the model's: show its conflict
             set_aside[i] = conflict_note(claim.text, chunks[int(c_chunk[i])].text)
     return Ruled(
@@ -130,6 +153,27 @@ def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisi
         abstain,
         set_aside,
     )
+
+
+def _covered(
+    claim: str,
+    verdict: str,
+    chunks: Sequence[Chunk],
+    j: int,
+    words: frozenset[str] | None,
+    i: int,
+    entail_top3: np.ndarray | None,
+    number_conflict: np.ndarray | None,
+) -> bool:
+    """Is the claim covered (:mod:`nli_faith.rules.covered`)? ``j``: the chunk that
+    contradicts it, for a ``no``. Its evidence stays its best-entailing chunk."""
+    if entail_top3 is None or words is None or (number_conflict is not None and number_conflict[i]):
+        return False
+    if not covered(claim, words, entail_top3=float(entail_top3[i])):
+        return False
+    if verdict == "no":
+        return j >= 0 and conflict_note(claim, chunks[j].text).startswith(UNEXPLAINED)
+    return True
 
 
 def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] | None:
