@@ -163,6 +163,7 @@ class FaithfulnessScorer:
     contradiction_overlap = _Setting()
     early_exit = _Setting()
     composite = _Setting()
+    composite_premise = _Setting()
 
     # -- presets ----------------------------------------------------------------
 
