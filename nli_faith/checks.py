@@ -28,6 +28,8 @@ BACKENDS = ("torch", "onnx")
 GRANULARITIES = ("sentence", "clause")
 #: The pre-filters (``prefilter``).
 PREFILTERS = ("lexical", "embedding")
+#: How a composite premise picks its sentences (``composite_premise``).
+COMPOSITE_PREMISES = ("covering", "ranked")
 
 
 def whole_number(name: str, value: object, *, least: int) -> int:
@@ -91,6 +93,22 @@ def check_flag(name: str, value: object) -> bool:
     return value
 
 
+def check_composite_premise(name: str, value: object) -> str:
+    """``value`` if it is one of :data:`COMPOSITE_PREMISES`, else ``OptionError`` naming ``name``.
+
+    Example:
+        >>> check_composite_premise("composite_premise", "minicheck")
+        Traceback (most recent call last):
+        ...
+        nli_faith.exceptions.OptionError: composite_premise must be one of 'covering', \
+'ranked', got 'minicheck'.
+    """
+    if not isinstance(value, str) or value not in COMPOSITE_PREMISES:
+        expected = "one of " + ", ".join(map(repr, COMPOSITE_PREMISES))
+        raise OptionError(E_OPTION_TYPE.format(name=name, expected=expected, value=value))
+    return value
+
+
 #: The settings a loaded scorer may change (``scorer.entail_threshold = 0.7``), each
 #: checked as the configuration checks it (:func:`check_setting`).
 _SETTING_CHECKS = {
@@ -101,6 +119,7 @@ _SETTING_CHECKS = {
     "number_check": check_flag,
     "early_exit": check_flag,
     "composite": check_flag,
+    "composite_premise": check_composite_premise,
     "chunk_overlap": lambda name, value: whole_number(name, value, least=0),
     "chunk_tokens": lambda name, v: v if v is None else whole_number(name, v, least=1),
 }

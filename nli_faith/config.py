@@ -44,6 +44,7 @@ from typing import Any
 
 from nli_faith.checks import (
     BACKENDS,
+    COMPOSITE_PREMISES,
     GRANULARITIES,
     PREFILTERS,
     check_batch_size,
@@ -76,6 +77,8 @@ DEFAULT_CHUNK_TOKENS = 256
 DEFAULT_CONTRADICTION_OVERLAP = 0.3
 #: Sentences the pre-filter keeps per claim unless told otherwise.
 DEFAULT_PREFILTER_TOP_K = 3
+#: How a composite premise picks its sentences, by default (``composite_premise``).
+DEFAULT_COMPOSITE_PREMISE = "ranked"
 
 
 def unknown_options(names: Any, *, where: str = "FaithfulnessScorer") -> None:
@@ -277,10 +280,19 @@ class ScorerConfig:
     )
     composite: bool = _option(
         True,
-        "also score each claim against a composite premise: its best few sentences from all "
-        "documents joined in document order (see ``nli_faith.scoring.composite``), for support "
+        "also score each claim against a composite premise: sentences from all documents "
+        "joined in document order (see ``composite_premise``), for support "
         "spread over sentences or documents. A composite can support its claim, never "
         "contradict it; its evidence lists every span it joins (``Evidence.spans``).",
+    )
+    composite_premise: str = _option(
+        DEFAULT_COMPOSITE_PREMISE,
+        "how a composite premise picks its sentences (``nli_faith.scoring.composite``): "
+        "``ranked`` (MiniCheck's premise: the sentences of all documents that best match the "
+        "claim, as many as fit the chunk budget) or ``covering`` (its best few sentences, each "
+        "kept only if it adds claim words the better-ranked ones lack, with guards against "
+        "joining things that do not belong together); only with ``composite``.",
+        choices=COMPOSITE_PREMISES,
     )
     band_high: float | None = _option(
         None,
@@ -338,7 +350,7 @@ class ScorerConfig:
         check_flag("onnx_quantize", self.onnx_quantize)
         for name in ("entail_threshold", "contradict_threshold", "contradiction_overlap",
                      "sentence_chunks", "number_check", "early_exit", "composite",
-                     "chunk_overlap", "chunk_tokens"):  # fmt: skip
+                     "composite_premise", "chunk_overlap", "chunk_tokens"):  # fmt: skip
             optional = name in ("entail_threshold", "contradict_threshold", "chunk_tokens")
             if not (optional and getattr(self, name) is None):  # None: the model's, no limit
                 set_(self, name, check_setting(name, getattr(self, name)))
@@ -376,6 +388,16 @@ class ScorerConfig:
             ("onnx_quantize", "backend='onnx'", self.backend != "onnx"),
             ("onnx_cache_dir", "backend='onnx'", self.backend != "onnx"),
         ]
+        if not self.composite and self.composite_premise != DEFAULT_COMPOSITE_PREMISE:
+            fix = "add composite=True or leave composite_premise out"
+            raise OptionError(
+                E_OPTION_UNUSED.format(
+                    name="composite_premise",
+                    needs="composite=True",
+                    value=self.composite_premise,
+                    fix=fix,
+                )
+            )
         for name, needs, alone in unused:
             value = getattr(self, name)
             if alone and value not in (None, True):  # onnx_quantize's default is True

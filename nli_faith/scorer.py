@@ -176,6 +176,7 @@ class FaithfulnessScorer:
     contradiction_overlap = _Setting()
     early_exit = _Setting()
     composite = _Setting()
+    composite_premise = _Setting()
 
     # -- presets ----------------------------------------------------------------
 

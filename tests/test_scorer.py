@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from nli_faith.results import FaithfulnessResult
+from nli_faith.scoring.composite import is_composite
 
 CONTEXT = [
     "The Eiffel Tower is located in Paris. It was completed in 1889.",
@@ -24,7 +25,10 @@ def test_result_structure_spans_and_evidence(tiny_scorer):
         assert c.verdict in ("yes", "no", "idk")
         assert 0.0 <= c.p_entail <= 1.0 and 0.0 <= c.p_contradict <= 1.0
         ev = c.evidence
-        assert CONTEXT[ev.doc_index][ev.start : ev.end] == ev.text
+        for span in ev.spans:  # a composite premise joins several
+            assert CONTEXT[span.doc_index][span.start : span.end] in ev.text
+        if len(ev.spans) == 1:
+            assert CONTEXT[ev.doc_index][ev.start : ev.end] == ev.text
 
 
 def test_string_context_and_no_claims(tiny_scorer):
@@ -38,7 +42,9 @@ def test_string_context_and_no_claims(tiny_scorer):
 def test_matrix_is_built_once_and_reduced_cheaply(tiny_scorer):
     m = tiny_scorer.stages.matrices([tiny_scorer.stages.plan(ANSWER, CONTEXT)])[0]
     assert m.probs.shape == (len(m.claims), len(m.chunks), 3)
-    np.testing.assert_allclose(m.probs.sum(axis=-1), 1.0, atol=1e-5)
+    # every scored pair (a composite premise is scored for its own claim only)
+    np.testing.assert_allclose(m.probs.sum(axis=-1)[m.mask], 1.0, atol=1e-5)
+    assert m.mask[:, ~is_composite(m.chunks)].all()
     everything = tiny_scorer.stages.aggregate(m, entail_threshold=0.0)
     nothing = tiny_scorer.stages.aggregate(m, entail_threshold=1.0, contradict_threshold=1.0)
     assert everything.strict == 1.0

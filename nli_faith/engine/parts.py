@@ -34,7 +34,7 @@ __all__ = ["DEFAULT_PREFILTER_TOP_K", "SETTINGS", "Parts", "check_options", "che
 
 #: The configuration's fields that a loaded scorer holds as they are (and may change).
 SETTINGS = ("chunk_tokens", "chunk_overlap", "sentence_chunks", "number_check",
-            "contradiction_overlap", "early_exit", "composite")  # fmt: skip
+            "contradiction_overlap", "early_exit", "composite", "composite_premise")  # fmt: skip
 
 
 @dataclass
@@ -57,6 +57,7 @@ class Parts:
     contradiction_overlap: float = DEFAULTS.contradiction_overlap
     early_exit: bool = DEFAULTS.early_exit
     composite: bool = DEFAULTS.composite
+    composite_premise: str = DEFAULTS.composite_premise
 
 
 def check_options(config: ScorerConfig) -> None:

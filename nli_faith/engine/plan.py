@@ -237,6 +237,7 @@ def plan_claims(
             chunks,
             count_tokens=parts.nli.count_tokens,
             budget=budget(parts, claims),
+            premise=parts.composite_premise,
         )
         if extra:
             chunks = chunks + extra

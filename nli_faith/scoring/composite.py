@@ -2,13 +2,24 @@
 
 Support for a claim is often spread over sentences that no chunk holds together: the
 cancellation rule in one retrieved document, the refund rule in another. For each claim,
-:func:`plan_composites` joins its best few sentences from all documents into one premise
-(a *composite*): sentences ranked as the lexical pre-filter ranks them
-(:func:`~nli_faith.scoring.prefilter.coverage_similarity`), each kept only if it adds
-claim words the better-ranked ones lack, at most ``max_sentences``, within the model's
-token budget, and joined in document order. A composite is an extra chunk of the NLI
-matrix, scored only against its own claim (its column of the mask is True for that
-claim alone); its :attr:`~nli_faith.text.chunking.Chunk.parts` are the sentences it joins.
+:func:`plan_composites` joins sentences from all documents into one premise (a
+*composite*), ranked as the lexical pre-filter ranks them
+(:func:`~nli_faith.scoring.prefilter.coverage_similarity`) and joined in document order,
+in one of two ways (``premise``, the scorer's ``composite_premise``):
+
+* ``ranked`` (the default; MiniCheck's premise, :func:`ranked_sentences`): every
+  sentence that shares a word with the claim, best first, as many as fit the chunk
+  token budget (at most :data:`DEFAULT_RANKED_SENTENCES`). On rag-dev it lifted
+  RAGTruth F1 from 59.4 to 60.4 (QA 64.6 to 67.5, summaries 50.0 to 47.3) and cut the
+  ``no`` in faithful answers from 104 to 83, the faithfulness sets' soft AUC within one
+  standard error of the covering premise's.
+* ``covering``: its best few sentences (:func:`pick_sentences`), each kept only if it
+  adds claim words the better-ranked ones lack, at most ``max_sentences``, within the
+  budget, under the guards below.
+
+A composite is an extra chunk of the NLI matrix, scored only against its own claim (its
+column of the mask is True for that claim alone); its
+:attr:`~nli_faith.text.chunking.Chunk.parts` are the sentences it joins.
 
 A *summary claim* ("The whole process involves several network elements, each with its
 own role.", "The plan includes storage, support and early access.") sums up several
@@ -19,7 +30,10 @@ pronoun read with the one before it) and the composite joins them all, up to
 ``SUMMARY_SENTENCES``, even when a window already holds them: it is the premise the
 model reads and the evidence the rules stage (:mod:`nli_faith.rules.summaries`) cites.
 
-Guards, so that a composite never joins things that do not belong together:
+Guards, so that a composite never joins things that do not belong together (a ranked
+premise keeps only the name guard, the summary claim's modifier guard and the
+aggregation guards: it is the text that best matches the claim, read whole, as a chunk
+is):
 
 * at planning: no composite when one sentence already covers the claim, when the
   sentences share no content word with each other (they speak of different things),
@@ -72,6 +86,8 @@ from nli_faith.text.lexical import content_words
 
 #: Sentences joined into one composite premise, at most.
 DEFAULT_COMPOSITE_SENTENCES = 3
+#: Sentences joined into one ranked premise, at most (``premise="ranked"``).
+DEFAULT_RANKED_SENTENCES = 8
 
 
 def pick_sentences(
@@ -111,6 +127,40 @@ def pick_sentences(
     return picked
 
 
+def ranked_sentences(
+    similarity: np.ndarray,
+    sizes: Sequence[int],
+    *,
+    budget: int,
+    max_sentences: int | None = DEFAULT_RANKED_SENTENCES,
+) -> list[int]:
+    """Indices of a claim's ranked-premise sentences, best first (MiniCheck's premise).
+
+    Sentences from every document are walked in ``similarity`` order (best first); each
+    that shares a word with the claim (positive similarity) is taken while it fits the
+    token ``budget`` beside those taken, at most ``max_sentences`` (None: only the budget
+    limits them). No sentence is refused for adding no new claim word: the premise is
+    the claim's best-matching text, as much of it as the model reads at once.
+
+    Example:
+        >>> ranked_sentences(np.array([0.6, 0.0, 0.4, 0.5]), [5, 5, 9, 5], budget=12)
+        [0, 3]
+        >>> ranked_sentences(np.array([0.6, 0.0, 0.4, 0.5]), [5, 5, 9, 5], budget=20)
+        [0, 3, 2]
+    """
+    picked: list[int] = []
+    used = 0
+    for j in np.argsort(-similarity, kind="stable"):
+        if max_sentences is not None and len(picked) >= max_sentences:
+            break
+        if similarity[j] <= 0:
+            break
+        if used + sizes[j] <= budget:
+            picked.append(int(j))
+            used += sizes[j]
+    return picked
+
+
 def _joined_by_a_chunk(parts: Sequence[Chunk], chunks: Sequence[Chunk]) -> bool:
     """True when one existing chunk already holds every part (a window of one document)."""
     docs = {p.doc_index for p in parts}
@@ -126,7 +176,8 @@ def plan_composites(
     *,
     count_tokens: Callable[[list[str]], list[int]],
     budget: int,
-    max_sentences: int = DEFAULT_COMPOSITE_SENTENCES,
+    max_sentences: int | None = None,
+    premise: str = "covering",
 ) -> tuple[list[Chunk], np.ndarray]:
     """The composite chunks of a request and their ``(claims, composites)`` mask.
 
@@ -135,6 +186,9 @@ def plan_composites(
     with the same sentences share one composite. A composite's ``text`` is its
     sentences joined by a space, in document order; its ``doc_index``, ``start`` and
     ``end`` are those of its best-ranked sentence, and ``parts`` lists every sentence.
+    ``premise`` is ``"covering"`` or ``"ranked"`` (see the module); ``max_sentences``
+    defaults to :data:`DEFAULT_COMPOSITE_SENTENCES` or :data:`DEFAULT_RANKED_SENTENCES`.
+    A summary claim's composite is the statements it sums up, whichever the premise.
     """
     members = sentence_members(chunks)
     atoms = sorted({a for m in members for a in m})
@@ -155,8 +209,16 @@ def plan_composites(
     for i, claim in enumerate(claims):
         picked = _summary_pick(claim, [texts[p] for p in order], [sizes[p] for p in order], budget)
         summary = len(picked) >= 2
+        ranked = premise == "ranked" and not summary
         if summary:
             picked = [order[p] for p in picked]
+        elif ranked:
+            picked = ranked_sentences(
+                sim[i],
+                sizes,
+                budget=budget,
+                max_sentences=DEFAULT_RANKED_SENTENCES if max_sentences is None else max_sentences,
+            )
         else:
             picked = pick_sentences(
                 sim[i],
@@ -164,12 +226,14 @@ def plan_composites(
                 words,
                 sizes,
                 budget=budget,
-                max_sentences=max_sentences,
+                max_sentences=DEFAULT_COMPOSITE_SENTENCES
+                if max_sentences is None
+                else max_sentences,
             )
         if len(picked) < 2:
             continue
         claim_cues = negation_cues(claim)
-        if any(cues[p] - claim_cues for p in picked):
+        if not ranked and any(cues[p] - claim_cues for p in picked):
             continue
         if is_summary(claim) and any(modifier_conflict(claim, texts[p]) for p in picked):
             continue  # "the family plan adds support" says nothing of the basic plan
@@ -181,7 +245,7 @@ def plan_composites(
                 sentence_words([texts[p] for p in order], [order.index(p) for p in picked])
             ):
                 continue
-        elif not coherent([texts[p] for p in picked]):
+        elif not ranked and not coherent([texts[p] for p in picked]):
             continue
         parts = sorted((chunks[atoms[p]] for p in picked), key=lambda c: (c.doc_index, c.start))
         if not summary and _joined_by_a_chunk(parts, chunks):
