@@ -4,6 +4,7 @@ The rule-decided verdicts do not depend on the model, so the scorer-level tests 
 the tiny random model; the verdicts the model decides are not asserted there.
 """
 
+import numpy as np
 import pytest
 
 from nli_faith.rows import output_row
@@ -246,3 +247,58 @@ def test_csv_fragments_years_and_ids():
     assert align_premise("ticker MSFT, roe: 38.8% in 2023.", claim) == (
         "ticker Microsoft, return on equity: 38.8% in 2023."
     )
+
+
+MUSEUM = [
+    "The museum opened in 1990 in the old harbour district.",
+    "It houses 200 paintings by local artists.",
+]
+
+
+@pytest.mark.parametrize(
+    ("entail", "contradict", "model"),
+    [(0.3, 0.1, "idk"), (0.25, 0.7, "no")],
+)
+def test_a_covered_claim_is_yes_and_the_rule_says_why(tiny_scorer, entail, contradict, model):
+    """The covered rule on a matrix whose probabilities are set: every claim gets
+    ``entail`` from each scored chunk (mean of the three best: ``entail``), so the model
+    alone leaves each ``model``; only the claim whose words and numbers the context holds,
+    with no conflict, becomes ``yes``."""
+    import dataclasses
+
+    claims = [
+        "The museum in the harbour district houses paintings by local artists.",  # covered
+        "The museum in the harbour district houses paintings by foreign artists.",  # foreign
+        "The museum opened in 1999 in the old harbour district.",  # 1999
+        "The museum does not house paintings by local artists.",  # negated
+    ]
+    m = tiny_scorer.stages.matrices([tiny_scorer.stages.plan(" ".join(claims), MUSEUM)])[0]
+    assert [c.text for c in m.claims] == claims
+    probs = np.zeros_like(m.probs)
+    probs[...] = (entail, 1.0 - entail - contradict, contradict)
+    r = tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=probs))
+    got = [(c.verdict, (c.rule or "").split(":")[0]) for c in r.claims]
+    assert got[0] == ("yes", "covered")
+    assert all(v != "yes" and rule != "covered" for v, rule in got[1:])
+    assert r.claims[0].p_entail == pytest.approx(entail)  # the model's, shown as it was
+    assert r.claims[0].band == "uncertain"  # worth a judge's look: the model alone did not
+    alone = "found no chunk that entails it" if model == "idk" else "contradicted it"
+    assert r.claims[0].rule.endswith(f"the model alone {alone}")
+    if model == "no":  # the negated claim shows its conflict and stays the model's no
+        assert got[3][0] == "no" and r.claims[3].decision_note.startswith("conflict: negation")
+    low = probs.copy()
+    low[..., 0], low[..., 1] = 0.1, 0.9 - contradict
+    weak = tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=low))
+    assert weak.claims[0].verdict == model  # three best entailments average 0.1 < 0.2
+
+
+def test_covered_needs_every_word_and_number_of_the_claim():
+    from nli_faith.rules.covered import context_terms, covered
+
+    ctx = context_terms(MUSEUM)
+    assert covered("Local artists' paintings are in the museum.", ctx, entail_top3=0.2)
+    assert not covered("Local artists' paintings are in the museum.", ctx, entail_top3=0.19)
+    assert not covered("The museum houses three hundred paintings.", ctx, entail_top3=0.9)
+    assert covered("The museum houses 200 paintings.", ctx, entail_top3=0.9)
+    assert not covered("The museum is free.", ctx, entail_top3=0.9)
+    assert not covered("It is.", ctx, entail_top3=0.9)  # no content word: nothing to cover

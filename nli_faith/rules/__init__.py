@@ -37,7 +37,7 @@ import numpy as np
 
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
-from nli_faith.rules.conflicts import UNEXPLAINED, conflict_note
+from nli_faith.rules.conflicts import conflict_note, find_conflict
 from nli_faith.rules.covered import context_terms, covered, covered_note
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.summaries import judge_summary
@@ -133,8 +133,8 @@ def apply_rules(
             e_chunk[i], c_chunk[i] = k, -1
             notes[i] = f"summary: {note}"
         elif verdicts[i] in ("idk", "no") and (
-            _covered(claim.text, verdicts[i], chunks, int(c_chunk[i]), words, i,
-                     entail_top3, number_conflict)
+            _covered(claim.text, verdicts[i], chunks, (int(e_chunk[i]), int(c_chunk[i])),
+                     words, i, entail_top3, number_conflict)
         ):  # fmt: skip
             notes[i] = covered_note(verdicts[i], float(entail_top3[i]))
             verdicts[i], c_chunk[i] = "yes", -1
@@ -159,21 +159,22 @@ def _covered(
     claim: str,
     verdict: str,
     chunks: Sequence[Chunk],
-    j: int,
+    evidence: tuple[int, int],
     words: frozenset[str] | None,
     i: int,
     entail_top3: np.ndarray | None,
     number_conflict: np.ndarray | None,
 ) -> bool:
-    """Is the claim covered (:mod:`nli_faith.rules.covered`)? ``j``: the chunk that
-    contradicts it, for a ``no``. Its evidence stays its best-entailing chunk."""
+    """Is the claim covered (:mod:`nli_faith.rules.covered`)? ``evidence``: its
+    best-entailing chunk and, for a ``no``, the chunk that contradicts it; neither may
+    show a conflict with it. Its evidence stays its best-entailing chunk."""
     if entail_top3 is None or words is None or (number_conflict is not None and number_conflict[i]):
         return False
     if not covered(claim, words, entail_top3=float(entail_top3[i])):
         return False
-    if verdict == "no":
-        return j >= 0 and conflict_note(claim, chunks[j].text).startswith(UNEXPLAINED)
-    return True
+    best, against = evidence
+    shown = [best] + ([against] if verdict == "no" else [])
+    return all(0 <= j < len(chunks) and find_conflict(claim, chunks[j].text) is None for j in shown)
 
 
 def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] | None:

@@ -11,9 +11,10 @@ A claim is *covered* when
   (:func:`~nli_faith.text.numerals.extract_numbers`), is somewhere in the context,
 * the model's support for it, the mean of its three best entailments over the chunks
   scored against it, reaches :data:`COVERED_ENTAIL`, and
-* no conflict shows: for a model contradiction, its evidence states no other number,
-  date, name, negation or opposite word (:func:`~nli_faith.rules.conflicts.find_conflict`),
-  and no chunk states one of its quantities with another value.
+* no conflict shows: neither its best-entailing chunk nor, for a model contradiction, the
+  chunk that contradicts it states another number, date or name, a negation or an opposite
+  word (:func:`~nli_faith.rules.conflicts.find_conflict`), and no chunk states one of its
+  quantities with another value.
 
 Such a claim is ``yes``; its ``rule`` says so. Chosen on the development answers
 (``python -m benchmarks run rag_dev``): with the rule, the RAGTruth answers' F1 and the
