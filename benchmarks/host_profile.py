@@ -84,12 +84,18 @@ ORDER = (
 )  # fmt: skip
 #: Not host-side work: left out of the totals.
 NOT_HOST = ("model (replayed)",)
-#: The scorer set-ups and the inputs each scores.
-SETUPS: dict[str, tuple[dict[str, Any], str]] = {
+#: The scorer set-ups (keyword options; ``None``: the version's own
+#: ``FaithfulnessScorer.guardrail()`` preset) and the inputs each scores.
+SETUPS: dict[str, tuple[dict[str, Any] | None, str]] = {
     "default": ({"device": "cpu"}, "workload"),
-    "guardrail": ({"backend": "onnx", "prefilter": "lexical", "prefilter_top_k": 2,
-                   "early_exit": True}, "requests"),
-}  # fmt: skip
+    "guardrail": (None, "requests"),
+}
+
+
+def make_scorer(cls, setup: str):
+    """``setup``'s scorer over the bundled model, from the version's scorer class."""
+    options = SETUPS[setup][0]
+    return cls.guardrail(str(BUNDLED)) if options is None else cls(str(BUNDLED), **options)
 
 
 def add_arguments(p, name: str) -> None:
@@ -198,7 +204,7 @@ class Version:
                 setattr(m, attr, self.timers.wrap(getattr(m, attr), label))
         self.scorers = {}
         for setup in setups:
-            sc = cls(str(BUNDLED), **SETUPS[setup][0])
+            sc = make_scorer(cls, setup)
             parts = sc.stages.parts
             t = self.timers
             parts.splitter.split = t.wrap(parts.splitter.split, "claims: sentence splitting")
@@ -339,8 +345,8 @@ def end_to_end(args, bench, src: Path | None) -> tuple[list[str], dict[str, Any]
         else:
             cls = import_before(path.resolve())
         scorers[name] = (
-            cls(str(BUNDLED), **SETUPS["guardrail"][0]),
-            cls(str(BUNDLED), **SETUPS["default"][0]),
+            make_scorer(cls, "guardrail"),
+            make_scorer(cls, "default"),
         )
     names = list(scorers)
     reqs = guardrail_requests(args.data_dir, args.latency + 5)
@@ -401,7 +407,7 @@ def overlap(args, bench) -> tuple[list[str], dict[str, Any]]:
         {"response": r["response"], "context": r["context"]}
         for r in workload_records(args.data_dir, args.overlap)
     ]
-    sc = FaithfulnessScorer(str(BUNDLED), **SETUPS["default"][0])
+    sc = make_scorer(FaithfulnessScorer, "default")
     logging.getLogger("nli_faith").setLevel(logging.ERROR)
     nli = sc.stages.parts.nli
     nli._runtime = Replay(nli._runtime, {})

@@ -24,12 +24,9 @@ from .before import BUNDLED, import_before
 from .harness import DEFAULT_DATA_DIR, Outcome
 
 TITLE = "Verdict agreement between two versions"
-#: The scorer set-ups compared (keyword options over the bundled model).
-SETUPS: dict[str, dict[str, Any]] = {
-    "default": {"device": "cpu"},
-    "guardrail": {"backend": "onnx", "prefilter": "lexical", "prefilter_top_k": 2,
-                  "early_exit": True},
-}  # fmt: skip
+#: The scorer set-ups compared (keyword options over the bundled model; ``None``: the
+#: version's own ``FaithfulnessScorer.guardrail()`` preset).
+SETUPS: dict[str, dict[str, Any] | None] = {"default": {"device": "cpu"}, "guardrail": None}
 
 
 def add_arguments(p, name: str) -> None:
@@ -93,7 +90,8 @@ def score_all(args, bench) -> dict[str, Any]:
     groups = _inputs(args.data_dir, args.per_set)
     out: dict[str, Any] = {}
     for setup in args.setups:
-        scorer = cls(str(BUNDLED), **SETUPS[setup])
+        options = SETUPS[setup]
+        scorer = cls.guardrail(str(BUNDLED)) if options is None else cls(str(BUNDLED), **options)
         for name, recs in groups.items():
             bench.log(f"{setup}: {name} ({len(recs)} records)")
             if name.endswith("_cases"):  # one at a time, through score()

@@ -38,7 +38,7 @@ import numpy as np
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
 from nli_faith.rules.conflicts import conflict_note, find_conflict
-from nli_faith.rules.covered import context_terms, covered, covered_note
+from nli_faith.rules.covered import COVERED_ENTAIL, context_terms, covered, covered_note
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend
@@ -85,7 +85,7 @@ def apply_rules(
     quantities with another value) are what the *covered* rule reads; without the first
     it does not apply."""
     n = len(claims)
-    words = context_terms([k.text for k in chunks]) if chunks else None
+    words = _ContextTerms(chunks)  # read only for a claim the covered rule may decide
     verdicts = np.array(d.verdicts, dtype=object)
     p_e, p_c = np.array(d.p_entail, dtype=np.float32), np.array(d.p_contradict, dtype=np.float32)
     e_chunk, c_chunk = np.array(d.best_entail_chunk), np.array(d.best_contradict_chunk)
@@ -155,12 +155,26 @@ def apply_rules(
     )
 
 
+class _ContextTerms:
+    """The context's :func:`~nli_faith.rules.covered.context_terms`, read when first asked."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.chunks = chunks
+        self._terms: frozenset[str] | None = None
+
+    @property
+    def terms(self) -> frozenset[str]:
+        if self._terms is None:
+            self._terms = context_terms([k.text for k in self.chunks])
+        return self._terms
+
+
 def _covered(
     claim: str,
     verdict: str,
     chunks: Sequence[Chunk],
     evidence: tuple[int, int],
-    words: frozenset[str] | None,
+    words: _ContextTerms,
     i: int,
     entail_top3: np.ndarray | None,
     number_conflict: np.ndarray | None,
@@ -168,9 +182,11 @@ def _covered(
     """Is the claim covered (:mod:`nli_faith.rules.covered`)? ``evidence``: its
     best-entailing chunk and, for a ``no``, the chunk that contradicts it; neither may
     show a conflict with it. Its evidence stays its best-entailing chunk."""
-    if entail_top3 is None or words is None or (number_conflict is not None and number_conflict[i]):
+    if entail_top3 is None or not chunks or float(entail_top3[i]) < COVERED_ENTAIL:
         return False
-    if not covered(claim, words, entail_top3=float(entail_top3[i])):
+    if number_conflict is not None and number_conflict[i]:
+        return False
+    if not covered(claim, words.terms, entail_top3=float(entail_top3[i])):
         return False
     best, against = evidence
     shown = [best] + ([against] if verdict == "no" else [])
