@@ -47,6 +47,12 @@ def add_arguments(p, name: str) -> None:
     p.add_argument("--model", default="default")
     p.add_argument("--granularity", default="sentence", choices=["sentence", "clause"])
     p.add_argument(
+        "--composite-premise",
+        default=None,
+        choices=["ranked", "covering"],
+        help="default: the scorer's",
+    )
+    p.add_argument(
         "--faith-sets",
         nargs="*",
         default=[],
@@ -202,7 +208,10 @@ def run(args, bench) -> Outcome:
     rag = [] if args.skip_ragtruth else _read(data / "ragtruth_train_labelled.jsonl", args.limit)
     hot = [] if args.skip_hotpot else _read(data / "halueval_qa.jsonl", args.limit)
 
-    scorer = FaithfulnessScorer(args.model, device="cpu", granularity=args.granularity)
+    options = (
+        {} if args.composite_premise is None else {"composite_premise": args.composite_premise}
+    )
+    scorer = FaithfulnessScorer(args.model, device="cpu", granularity=args.granularity, **options)
     cache = CachedNLI(scorer.nli)
     if args.nli_cache.is_file():
         bench.log(f"{cache.load(args.nli_cache):,} NLI outputs read from {args.nli_cache}")
