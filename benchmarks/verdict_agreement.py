@@ -26,7 +26,11 @@ from .harness import DEFAULT_DATA_DIR, Outcome
 TITLE = "Verdict agreement between two versions"
 #: The scorer set-ups compared (keyword options over the bundled model; ``None``: the
 #: version's own ``FaithfulnessScorer.guardrail()`` preset).
-SETUPS: dict[str, dict[str, Any] | None] = {"default": {"device": "cpu"}, "guardrail": None}
+SETUPS: dict[str, dict[str, Any] | None] = {
+    "default": {"device": "cpu"},
+    "guardrail": None,
+    "early_exit": {"device": "cpu", "early_exit": True},
+}
 
 
 def add_arguments(p, name: str) -> None:
@@ -35,7 +39,15 @@ def add_arguments(p, name: str) -> None:
     p.add_argument("--src", type=Path, default=None, help="an older checkout to score with")
     p.add_argument("--save", type=Path, default=None, help="write this run's verdicts here")
     p.add_argument("--against", type=Path, default=None, help="a saved run to compare with")
-    p.add_argument("--setups", nargs="*", default=list(SETUPS), choices=list(SETUPS))
+    p.add_argument("--setups", nargs="*", default=["default", "guardrail"], choices=list(SETUPS))
+    p.add_argument(
+        "--compare-as",
+        default=None,
+        choices=list(SETUPS),
+        metavar="SETUP",
+        help="compare this run's set-up with the saved run's SETUP (e.g. --setups early_exit "
+        "--compare-as default: what early exit changes)",
+    )
 
 
 def _scorer_class(src: Path | None):
@@ -78,7 +90,16 @@ def _row(rec: dict[str, Any], r: Any) -> dict[str, Any]:
         "lenient": r.lenient,
         "soft": r.soft,
         "claims": [
-            [c.claim, c.verdict, c.band, c.citation, c.p_entail, c.p_contradict] for c in r.claims
+            [
+                c.claim,
+                c.verdict,
+                c.band,
+                c.citation,
+                c.p_entail,
+                c.p_contradict,
+                None if c.evidence is None else c.evidence.text,
+            ]
+            for c in r.claims
         ],
     }
 
@@ -105,7 +126,7 @@ def score_all(args, bench) -> dict[str, Any]:
 
 def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """Claims with the same verdict, band and citation status; every difference listed."""
-    n = same = same_verdict = 0
+    n = same = same_verdict = with_evidence = same_evidence = 0
     diffs: list[dict[str, Any]] = []
     per_group: dict[str, dict[str, int]] = {}
     for group, rows in after.items():
@@ -120,6 +141,9 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
                 if ca[1] == cb[1]:
                     same_verdict += 1
                     g["same_verdict"] += 1
+                if len(ca) > 6 and len(cb) > 6:  # runs saved before evidence was kept lack it
+                    with_evidence += 1
+                    same_evidence += ca[6] == cb[6]
                 if ca[:4] == cb[:4]:
                     same += 1
                 else:
@@ -128,6 +152,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         "claims": n,
         "same_verdict": same_verdict,
         "same_verdict_band_citation": same,
+        "same_evidence": f"{same_evidence} of {with_evidence}",
         "agreement": round(same_verdict / n, 6) if n else None,
         "per_group": per_group,
         "differences": diffs,
@@ -143,7 +168,10 @@ def run(args, bench) -> Outcome:
     data: dict[str, Any] = {"src": str(args.src) if args.src else None}
     lines = [f"{n_claims} claims scored in {len(scored)} groups (set-up / record group)."]
     if args.against is not None:
-        cmp = compare(json.loads(args.against.read_text()), scored)
+        mine = scored
+        if args.compare_as is not None:  # this run's set-up read as the saved run's
+            mine = {f"{args.compare_as}/{g.split('/', 1)[1]}": rows for g, rows in scored.items()}
+        cmp = compare(json.loads(args.against.read_text()), mine)
         figures["verdict agreement"] = cmp["agreement"]
         figures["differences"] = len(cmp["differences"])
         data["comparison"] = cmp
@@ -151,7 +179,8 @@ def run(args, bench) -> Outcome:
             "",
             f"Same verdict on {cmp['same_verdict']} of {cmp['claims']} claims "
             f"({cmp['agreement']:.2%}); same verdict, band and citation status on "
-            f"{cmp['same_verdict_band_citation']}. Differences: {len(cmp['differences'])}.",
+            f"{cmp['same_verdict_band_citation']}; same evidence on {cmp['same_evidence']}. "
+            f"Differences: {len(cmp['differences'])}.",
             "",
             "| group | claims | same verdict |",
             "|---|---:|---:|",

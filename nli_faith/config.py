@@ -273,10 +273,12 @@ class ScorerConfig:
     early_exit: bool = _option(
         False,
         "score each claim against its most promising sentence first, and its other chunks "
-        "only if that sentence does not support it. The verdicts are those of scoring every "
-        "pair (up to padding noise with torch); a supported claim's ``p_entail`` and evidence "
-        "may come from a lesser chunk, and its matrix cannot be re-aggregated with a higher "
-        "``entail_threshold``.",
+        "only if that sentence does not support it. The model's verdicts are those of scoring "
+        "every pair (up to padding noise with torch); a supported claim's ``p_entail``, band "
+        "and evidence may come from a lesser chunk (so may a rule's verdict that reads the "
+        "supporting chunk), and its matrix cannot be re-aggregated with a higher "
+        "``entail_threshold``. CPU ``score_batch`` on RAG-sized records runs about 2.5x "
+        "faster.",
     )
     composite: bool = _option(
         True,
