@@ -155,3 +155,22 @@ def best_gate(
         return float(cands[k]), float(tpr[k]), True
     k = int(np.argmax(precision))
     return float(cands[k]), float(tpr[k]), False
+
+
+class HeldOutDelta:
+    """For a calibration's report: ``delta`` (held-out balanced accuracy, calibrated minus
+    default) and its bootstrap ``delta_ci95``; :attr:`improved` when the interval lies
+    above zero, :meth:`change` the figure as the reports print it."""
+
+    delta: float | None
+    delta_ci95: tuple[float, float] | None
+
+    @property
+    def improved(self) -> bool:
+        """Calibrated beats the default on the held-out half (not only by chance)."""
+        return self.delta is not None and self.delta_ci95 is not None and self.delta_ci95[0] > 0
+
+    def change(self) -> str:
+        """``+0.040 (95% CI +0.008 to +0.072)``."""
+        lo, hi = self.delta_ci95 or (float("nan"), float("nan"))
+        return f"{self.delta:+.3f} (95% CI {lo:+.3f} to {hi:+.3f})"

@@ -62,6 +62,7 @@ from nli_faith.scoring.agreement import (
     N_BOOT,
     SEED,
     Figures,
+    HeldOutDelta,
     best_gate,
     difference_interval,
     figures,
@@ -103,7 +104,7 @@ ADVISED_RECORDS = 100
 
 
 @dataclass(frozen=True)
-class Calibration:
+class Calibration(HeldOutDelta):
     """The chosen thresholds and their figures on both halves."""
 
     options: dict[str, float]
@@ -124,17 +125,12 @@ class Calibration:
     band_note: str | None = None  # why the bands were not calibrated
     notes: tuple[str, ...] = ()  # what else the user should know (few records, claim labels)
 
-    @property
-    def improved(self) -> bool:
-        """Calibrated beats the defaults on the held-out half (not only by chance)."""
-        return self.delta is not None and self.delta_ci95 is not None and self.delta_ci95[0] > 0
-
     def verdict(self) -> str:
         """One sentence: do the calibrated thresholds improve on the defaults?"""
         if self.delta is None:
             return "Held-out balanced accuracy is undefined (one class only in the held-out half)."
-        lo, hi = self.delta_ci95 or (float("nan"), float("nan"))
-        change = f"{self.delta:+.3f} (95% CI {lo:+.3f} to {hi:+.3f})"
+        hi = self.delta_ci95[1] if self.delta_ci95 else float("nan")
+        change = self.change()
         if self.improved:
             return f"Calibrated thresholds improve held-out balanced accuracy by {change}."
         if hi < 0:

@@ -34,6 +34,7 @@ from nli_faith.scoring.agreement import (
     N_BOOT,
     SEED,
     Figures,
+    HeldOutDelta,
     difference_interval,
     figures,
     split_halves,
@@ -45,7 +46,7 @@ DEFAULT_RULE = "every claim yes"
 
 
 @dataclass(frozen=True)
-class DecisionCalibration:
+class DecisionCalibration(HeldOutDelta):
     """The fitted decision and its figures on the held-out half beside the default rule."""
 
     decision: AnswerDecision
@@ -56,16 +57,11 @@ class DecisionCalibration:
     delta_ci95: tuple[float, float] | None
     n_left_out: int  # records not scored or without a claim
 
-    @property
-    def improved(self) -> bool:
-        return self.delta is not None and self.delta_ci95 is not None and self.delta_ci95[0] > 0
-
     def verdict(self) -> str:
         """One sentence: does the learned decision beat the default rule on held-out records?"""
         if self.delta is None:
             return "Held-out balanced accuracy is undefined (one class only in the held-out half)."
-        lo, hi = self.delta_ci95 or (float("nan"), float("nan"))
-        change = f"{self.delta:+.3f} (95% CI {lo:+.3f} to {hi:+.3f})"
+        change = self.change()
         if self.improved:
             return f"The learned decision improves held-out balanced accuracy by {change}."
         return (
