@@ -334,7 +334,7 @@ class ScorerConfig:
         None,
         "a file saved by ``nli-faith calibrate`` for this model (other weights are a "
         "``ThresholdsError``): its options fill those left None here, and its record-level "
-        "gate is ``scorer.thresholds.decision.passes(result)`` (the CLI's ``faithful`` field).",
+        "gate is ``scorer.decision.passes(result)`` (the CLI's ``faithful`` field).",
         metavar="FILE",
     )
 

@@ -213,9 +213,6 @@ def scored_row(
     record's ``faithful`` decision (``None`` for a record without a score). ``options``
     go to :func:`output_row` (``question``)."""
     decision = getattr(scorer, "decision", None)
-    if decision is None:
-        thresholds = getattr(scorer, "thresholds", None)
-        decision = None if thresholds is None else thresholds.decision
     return output_row(result, record=raw, line=line, decision=decision, **options)
 
 

@@ -88,7 +88,7 @@ class FaithfulnessScorer:
 
     With ``thresholds`` (a file saved by ``nli-faith calibrate`` for this model), the file's
     options fill those left ``None`` and its record-level gate is
-    ``scorer.thresholds.decision.passes(result)``; :meth:`from_thresholds` also takes a
+    ``scorer.decision.passes(result)``; :meth:`from_thresholds` also takes a
     loaded file, and defaults ``model`` to the file's. :meth:`from_config` builds the scorer
     a configuration describes, :meth:`guardrail` the CPU-latency preset. A record past one
     of the ``limits`` is refused with an error naming the field and the limit: :meth:`score`
@@ -147,19 +147,26 @@ class FaithfulnessScorer:
         if thresholds is not None:
             thresholds.check_model(self.nli, source=source)
         #: Calibrated thresholds (``thresholds=``, :meth:`from_thresholds`), else None: their
-        #: gate is ``scorer.thresholds.decision.passes(result)``.
+        #: gate is ``scorer.decision.passes(result)``.
         self.thresholds: Thresholds | None = thresholds
-        #: The answer-level decision (``decision.passes(result)``): the thresholds' gate,
-        #: or the learned one of ``answer_decision=`` (which takes the gate's place), else
-        #: None.
-        self.decision: Decision | None = None if thresholds is None else thresholds.decision
+        #: The learned answer decision of ``answer_decision=``, else None.
+        self.learned_decision: AnswerDecision | None = None
         if config.answer_decision is not None:
-            learned = AnswerDecision.load(
+            self.learned_decision = AnswerDecision.load(
                 bundled_decision(self.nli.path)
                 if config.answer_decision == "model"
                 else config.answer_decision
             )
-            self.decision = dataclasses.replace(self.decision or Decision(), learned=learned)
+
+    @property
+    def decision(self) -> Decision | None:
+        """The answer-level decision (``decision.passes(result)``; the CLI's ``faithful``):
+        the present thresholds' gate, or the learned one of ``answer_decision=`` (which
+        takes the gate's place), else None."""
+        gate = None if self.thresholds is None else self.thresholds.decision
+        if self.learned_decision is None:
+            return gate
+        return dataclasses.replace(gate or Decision(), learned=self.learned_decision)
 
     # the engine's settings, read and written through the scorer
     nli = _Setting()
@@ -207,12 +214,12 @@ class FaithfulnessScorer:
         :class:`~nli_faith.errors.ThresholdsError`. ``options`` (fields of
         :class:`~nli_faith.config.ScorerConfig`, and ``config=``) are passed on, and the
         file's options (its thresholds and bands) fill those left ``None``. The file's
-        record-level gate is then ``scorer.thresholds.decision.passes(result)``.
+        record-level gate is then ``scorer.decision.passes(result)``.
 
         Example:
             >>> scorer = FaithfulnessScorer.from_thresholds("thresholds.json")  # doctest: +SKIP
             >>> r = scorer.score("The sky is blue.", "The sky is blue.")  # doctest: +SKIP
-            >>> scorer.thresholds.decision.passes(r)  # doctest: +SKIP
+            >>> scorer.decision.passes(r)  # doctest: +SKIP
             True
         """
         if options.get("thresholds") is not None:  # the file is ``path``: a second is dropped
@@ -287,7 +294,10 @@ class FaithfulnessScorer:
         labels: Sequence[str] | None = None,
         n_process: int | str = 1,
     ) -> list[FaithfulnessResult]:
-        """Score many records in one pass over the model (pairs sorted and deduplicated globally).
+        """Score many records: their pairs in one pass over the model (sorted by length and
+        packed into full batches; a record's repeated pairs scored once), or, with planning
+        workers, in blocks of records planned ahead of the model (one progress bar a
+        block).
 
         Never raises for a record: one that cannot be parsed, is past a limit or fails
         while it is scored yields a result whose ``error`` is ``"<ExceptionType>: message"``,

@@ -425,6 +425,9 @@ def test_clause_mode_splits_verb_phrases_with_shared_subject(
         # after a passive, a past tense or a participle: "is" shared or not?
         "The dish is garnished with herbs and served with rice.",
         "In 1998, Wayne sold his share and left, according to reports.",  # shared modifier
+        "No one left the room and called the police.",  # a negative subject
+        "Nobody saw the crash and reported it.",
+        "Few residents stayed and voted.",
     ],
 )
 def test_clause_mode_keeps_these_sentences_whole(

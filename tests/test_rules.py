@@ -255,41 +255,65 @@ MUSEUM = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("entail", "contradict", "model"),
-    [(0.3, 0.1, "idk"), (0.25, 0.7, "no")],
-)
-def test_a_covered_claim_is_yes_and_the_rule_says_why(tiny_scorer, entail, contradict, model):
-    """The covered rule on a matrix whose probabilities are set: every claim gets
-    ``entail`` from each scored chunk (mean of the three best: ``entail``), so the model
-    alone leaves each ``model``; only the claim whose words and numbers the context holds,
-    with no conflict, becomes ``yes``."""
+def _museum(tiny_scorer, claims, entail, contradict):
+    """The result of ``claims`` against :data:`MUSEUM` with every scored pair's
+    probabilities set to ``(entail, rest, contradict)``."""
     import dataclasses
 
-    claims = [
-        "The museum in the harbour district houses paintings by local artists.",  # covered
-        "The museum in the harbour district houses paintings by foreign artists.",  # foreign
-        "The museum opened in 1999 in the old harbour district.",  # 1999
-        "The museum does not house paintings by local artists.",  # negated
-    ]
     m = tiny_scorer.stages.matrices([tiny_scorer.stages.plan(" ".join(claims), MUSEUM)])[0]
     assert [c.text for c in m.claims] == claims
     probs = np.zeros_like(m.probs)
     probs[...] = (entail, 1.0 - entail - contradict, contradict)
-    r = tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=probs))
+    return tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=probs))
+
+
+COVERED_CLAIMS = [
+    "The museum in the harbour district houses paintings by local artists.",  # covered
+    "The museum in the harbour district houses paintings by foreign artists.",  # foreign
+    "The museum opened in 1999 in the old harbour district.",  # 1999
+    "The museum does not house paintings by local artists.",  # negated
+]
+
+
+def test_a_covered_claim_is_yes_and_the_rule_says_why(tiny_scorer):
+    """Every pair entails 0.3 (under the threshold, mean of the three best 0.3): the model
+    leaves every claim ``idk``; only the claim whose words and numbers the context holds,
+    with no conflict, becomes ``yes``."""
+    r = _museum(tiny_scorer, COVERED_CLAIMS, 0.3, 0.1)
     got = [(c.verdict, (c.rule or "").split(":")[0]) for c in r.claims]
     assert got[0] == ("yes", "covered")
-    assert all(v != "yes" and rule != "covered" for v, rule in got[1:])
-    assert r.claims[0].p_entail == pytest.approx(entail)  # the model's, shown as it was
+    assert got[1:] == [("idk", ""), ("idk", ""), ("idk", "")]
+    assert r.claims[0].p_entail == pytest.approx(0.3)  # the model's, shown as it was
     assert r.claims[0].band == "uncertain"  # worth a judge's look: the model alone did not
-    alone = "found no chunk that entails it" if model == "idk" else "contradicted it"
-    assert r.claims[0].rule.endswith(f"the model alone {alone}")
-    if model == "no":  # the negated claim shows its conflict and stays the model's no
-        assert got[3][0] == "no" and r.claims[3].decision_note.startswith("conflict: negation")
-    low = probs.copy()
-    low[..., 0], low[..., 1] = 0.1, 0.9 - contradict
-    weak = tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=low))
-    assert weak.claims[0].verdict == model  # three best entailments average 0.1 < 0.2
+    assert r.claims[0].rule.endswith("the model alone found no chunk that entails it")
+    weak = _museum(tiny_scorer, COVERED_CLAIMS, 0.1, 0.1)  # three best average 0.1 < 0.2
+    assert [c.verdict for c in weak.claims] == ["idk"] * 4
+
+
+def test_a_contradicted_claim_is_left_to_the_model_even_when_covered(tiny_scorer):
+    """The model contradicts every claim: the covered one stays ``no`` (its words cannot
+    show a swap of roles), and the negated one names its conflict."""
+    r = _museum(tiny_scorer, COVERED_CLAIMS, 0.25, 0.7)
+    assert [c.verdict for c in r.claims] == ["no"] * 4
+    assert all(not (c.rule or "").startswith("covered") for c in r.claims)
+    assert r.claims[3].decision_note.startswith("conflict: negation")
+
+
+def test_a_conflict_under_the_contradiction_threshold_keeps_a_claim_idk(tiny_scorer):
+    """A negation the model contradicts only weakly (0.45, under the threshold): the
+    claim is ``idk``, and the conflict in its most contradicting chunk keeps it so."""
+    import dataclasses
+
+    ctx = ["Trucks use the bridge daily.", "The bridge is not safe for trucks."]
+    m = tiny_scorer.stages.matrices(
+        [tiny_scorer.stages.plan("The bridge is safe for trucks.", ctx)]
+    )[0]
+    probs = np.zeros_like(m.probs)
+    probs[...] = (0.3, 0.6, 0.1)
+    negated = [j for j, c in enumerate(m.chunks) if c.text == ctx[1]]
+    probs[:, negated] = (0.1, 0.45, 0.45)
+    claim = tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=probs)).claims[0]
+    assert claim.verdict == "idk" and claim.rule is None
 
 
 def test_covered_needs_every_word_and_number_of_the_claim():

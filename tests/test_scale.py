@@ -105,6 +105,36 @@ def test_with_workers_the_models_process_only_runs_the_model(tiny_model_dir, mon
     scorer.close()
 
 
+def test_workers_score_blocks_without_a_pair_as_one_process_does(tiny_scorer):
+    """Records that give the model no pair (an empty context, an empty answer), whole
+    blocks of them, are scored with workers as without."""
+    recs = [
+        {"response": "Paris is in France.", "context": ""},
+        {"response": "", "context": "Paris is the capital of France."},
+    ] * 4
+    want = tiny_scorer.score_batch(recs)
+    assert all(r.error is None for r in want)
+    assert tiny_scorer.score_batch(recs, n_process=2) == want
+    assert list(tiny_scorer.score_stream(iter(recs), block_size=3, n_process=2)) == want
+
+
+def test_ids_encoded_for_another_model_or_length_are_refused(tiny_scorer, tiny_model_dir):
+    from nli_faith.nli.model import NLIModel
+
+    pairs = [("The sky is blue.", "It is blue.")]
+    other = NLIModel(str(tiny_model_dir), device="cpu")
+    encoded = other.encode(pairs)
+    with pytest.raises(ValueError, match="encoded for another model's tokenizer") as err:
+        tiny_scorer.nli.predict_encoded(encoded)
+    assert getattr(err.value, "code", None) == "E333"
+    np.testing.assert_allclose(
+        other.predict_encoded(encoded), tiny_scorer.nli.predict(pairs), rtol=1e-5, atol=1e-6
+    )
+    key = other.encoding_key
+    other.max_length = other.max_length - 32
+    assert other.encoding_key != key  # a length changed in place: ids made before are not its
+
+
 @pytest.mark.parametrize("n_process", [1, 2])
 def test_planned_blocks_read_at_most_the_blocks_queued_ahead(tiny_scorer, n_process):
     """The queue between planning and the model is bounded: while the caller holds a

@@ -62,9 +62,10 @@ class Outcome:
 
 
 def _settings(parts: Parts) -> tuple:
-    """What the workers hold of ``parts``: the loaded objects (compared by identity) and
-    the values of the settings (they plan and decide with them)."""
-    return tuple(getattr(parts, f.name) for f in dataclasses.fields(parts))
+    """What the workers hold of ``parts``: the loaded objects (compared by identity), the
+    values of the settings (they plan and decide with them) and the model's length."""
+    fields = tuple(getattr(parts, f.name) for f in dataclasses.fields(parts))
+    return (*fields, getattr(parts.nli, "max_length", None))
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ __all__ = [
     "E_DATA_LABEL",
     "E_DTYPE",
     "E_EARLY_EXIT_THRESHOLD",
+    "E_ENCODED_ELSEWHERE",
     "E_GRANULARITY",
     "E_LABEL_MAP_INDEX",
     "E_LABEL_MAP_KEY",
@@ -116,4 +117,9 @@ E_ONNX_EXPORT = Message(
 E_OPTION_UNKNOWN = Message(
     "E129",
     "{where} has no option {name!r}{hint} Its options are the fields of ScorerConfig.",
+)
+E_ENCODED_ELSEWHERE = Message(
+    "E333",
+    "these pairs were encoded for another model's tokenizer (NLIModel.encode of another "
+    "model, or of this one before its settings changed); encode them with this model.",
 )

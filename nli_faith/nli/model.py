@@ -23,6 +23,7 @@ from nli_faith.checks import whole_number
 from nli_faith.environment import usable_cores
 from nli_faith.errors import (
     E_BACKEND,
+    E_ENCODED_ELSEWHERE,
     E_MAX_LENGTH_OVER,
     E_MODEL_HUB_UNREACHABLE,
     E_MODEL_NOT_FOUND,
@@ -57,12 +58,13 @@ class Encoded:
     types: list[list[int]] | None
     lengths: np.ndarray
     #: The :attr:`NLIModel.encoding_key` of the model that encoded them (a forked worker's
-    #: copy has its parent's): ids are for that model's tokenizer only.
+    #: copy has its parent's): ids are for that model's tokenizer and length only.
     key: str = ""
 
     @staticmethod
     def join(parts: Sequence[Encoded]) -> Encoded:
         """One encoding of the pairs of ``parts``, in order (scored in one pass)."""
+        keys = {e.key for e in parts}
         parts = [e for e in parts if len(e.index)]
         offsets = np.cumsum([0, *(len(e.ids) for e in parts)])
         return Encoded(
@@ -70,7 +72,7 @@ class Encoded:
             [x for e in parts for x in e.ids],
             None if any(e.types is None for e in parts) else [x for e in parts for x in e.types],
             np.concatenate([e.lengths for e in parts] or [np.zeros(0, np.int64)]),
-            parts[0].key if parts and all(e.key == parts[0].key for e in parts) else "",
+            keys.pop() if len(keys) == 1 else "",
         )
 
 
@@ -179,8 +181,7 @@ class NLIModel:
         self._runtime = runtime
         self.device = runtime.device
         self.tokenizer = tokenizer
-        #: Names this model's encodings (:class:`Encoded`): a forked worker's copy has it too.
-        self.encoding_key = uuid.uuid4().hex
+        self._encoding_id = uuid.uuid4().hex  # a forked worker's copy has it too
         told = getattr(tokenizer, "model_max_length", None)
         if not isinstance(told, int) or told >= 1_000_000:  # unset: the trained length, or 512
             told = getattr(config, "max_position_embeddings", None) or 512
@@ -227,6 +228,12 @@ class NLIModel:
                 E_OPTION_TYPE.format(name="texts", expected="a list of strings", value=texts)
             )
         return self._tokens.count(texts)
+
+    @property
+    def encoding_key(self) -> str:
+        """Names the encodings (:class:`Encoded`) this model makes with its present
+        settings: its own (a forked worker's copy shares it) and its ``max_length``."""
+        return f"{self._encoding_id}/{self.max_length}"
 
     @property
     def num_special_tokens(self) -> int:
@@ -296,10 +303,10 @@ class NLIModel:
         self, encoded: Encoded, *, batch_size: int | None = None, show_progress_bar: bool = False
     ) -> np.ndarray:
         """Probabilities of the pairs :meth:`encode` gave ``encoded`` for, shape ``(n, 3)``."""
-        if encoded.key != self.encoding_key:
-            raise ValueError("these pairs were encoded for another model's tokenizer")
         if not len(encoded.index):
             return np.zeros((0, 3), dtype=np.float32)
+        if encoded.key != self.encoding_key:
+            raise OptionError(E_ENCODED_ELSEWHERE)
         batch_size = self.batch_size if batch_size is None else check_batch_size(batch_size)
         self.pairs_predicted += len(encoded.index)
         kwargs = {"batch_size": batch_size, "max_length": self.max_length}

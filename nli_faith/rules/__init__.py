@@ -22,8 +22,8 @@ field then says which rule decided and why. The rules:
   several network elements, each with its own role") that the model leaves ``idk`` is
   ``yes`` when the statements it sums up hold every specific word of it:
   :mod:`nli_faith.rules.summaries`;
-* **covered**: a claim the model leaves ``idk`` or contradicts is ``yes`` when the context
-  holds every content word of it, no conflict shows and the model gives it some support:
+* **covered**: a claim the model leaves ``idk`` is ``yes`` when the context holds every
+  content word and number of it, no conflict shows and the model gives it some support:
   :mod:`nli_faith.rules.covered`.
 """
 
@@ -132,11 +132,11 @@ def apply_rules(
             verdicts[i], p_e[i], p_c[i] = "yes", 1.0, 0.0
             e_chunk[i], c_chunk[i] = k, -1
             notes[i] = f"summary: {note}"
-        elif verdicts[i] in ("idk", "no") and (
-            _covered(claim.text, verdicts[i], chunks, (int(e_chunk[i]), int(c_chunk[i])),
+        elif verdicts[i] == "idk" and (
+            _covered(claim.text, chunks, (int(e_chunk[i]), int(c_chunk[i])),
                      words, i, entail_top3, number_conflict)
         ):  # fmt: skip
-            notes[i] = covered_note(verdicts[i], float(entail_top3[i]))
+            notes[i] = covered_note(float(entail_top3[i]))
             verdicts[i], c_chunk[i] = "yes", -1
         elif verdicts[i] == "no" and c_chunk[i] >= 0:  # the model's: show its conflict
             set_aside[i] = conflict_note(claim.text, chunks[int(c_chunk[i])].text)
@@ -171,7 +171,6 @@ class _ContextTerms:
 
 def _covered(
     claim: str,
-    verdict: str,
     chunks: Sequence[Chunk],
     evidence: tuple[int, int],
     words: _ContextTerms,
@@ -180,8 +179,8 @@ def _covered(
     number_conflict: np.ndarray | None,
 ) -> bool:
     """Is the claim covered (:mod:`nli_faith.rules.covered`)? ``evidence``: its
-    best-entailing chunk and, for a ``no``, the chunk that contradicts it; neither may
-    show a conflict with it. Its evidence stays its best-entailing chunk."""
+    best-entailing chunk and its most contradicting one (below the threshold: the claim is
+    ``idk``); neither may show a conflict with it. Its evidence stays the first."""
     if entail_top3 is None or not chunks or float(entail_top3[i]) < COVERED_ENTAIL:
         return False
     if number_conflict is not None and number_conflict[i]:
@@ -189,8 +188,10 @@ def _covered(
     if not covered(claim, words.terms, entail_top3=float(entail_top3[i])):
         return False
     best, against = evidence
-    shown = [best] + ([against] if verdict == "no" else [])
-    return all(0 <= j < len(chunks) and find_conflict(claim, chunks[j].text) is None for j in shown)
+    if not 0 <= best < len(chunks):
+        return False
+    shown = [best] + ([against] if 0 <= against < len(chunks) else [])
+    return all(find_conflict(claim, chunks[j].text) is None for j in shown)
 
 
 def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] | None:

@@ -183,7 +183,7 @@ def _shared_subject_starts(doc: Doc) -> Iterable[tuple[int, str]]:
         if not _nothing_shared_after(tok):
             continue
         subject = next(c for c in owner.children if c.dep_ in _SUBJECT_DEPS)
-        if subject.dep_ == "expl" or subject.dep_.startswith("csubj"):
+        if subject.dep_ == "expl" or subject.dep_.startswith("csubj") or _negative(subject):
             continue
         aux = _shared_auxiliaries(tok, owner)
         if aux is None:
@@ -192,6 +192,20 @@ def _shared_subject_starts(doc: Doc) -> Iterable[tuple[int, str]]:
         if not words:
             continue
         yield tok.left_edge.i, " ".join([words, *aux])
+
+
+#: Words that make a subject negative or a quantity ("No one left and called.", "Few
+#: stayed and voted."): said of each part alone, they would change what is claimed.
+_NEGATIVE_SUBJECT = frozenset(
+    ("no", "none", "nobody", "nothing", "neither", "nor", "few", "little", "noone", "never")
+)
+
+
+def _negative(subject: Token) -> bool:
+    """Does ``subject`` deny or count ("No one", "Nobody", "Neither side", "Few people")?"""
+    return any(t.lower_ in _NEGATIVE_SUBJECT for t in subject.subtree) or (
+        subject.lower_ == "one" and subject.i > 0 and subject.doc[subject.i - 1].lower_ == "no"
+    )
 
 
 def _subject_words(subject: Token) -> str:
