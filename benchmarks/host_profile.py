@@ -398,6 +398,7 @@ def end_to_end(args, bench, src: Path | None) -> tuple[list[str], dict[str, Any]
 #: ``score_batch`` options that trade something for CPU throughput (this version only).
 LEVERS: dict[str, dict[str, Any]] = {
     "default": {},
+    'composite_premise="covering"': {"composite_premise": "covering"},
     "early_exit=True": {"early_exit": True},
     'early_exit=True, composite_premise="covering"': {
         "early_exit": True,

@@ -4,7 +4,6 @@ The rule-decided verdicts do not depend on the model, so the scorer-level tests 
 the tiny random model; the verdicts the model decides are not asserted there.
 """
 
-import numpy as np
 import pytest
 
 from nli_faith.rows import output_row
@@ -168,7 +167,7 @@ def test_scorer_counts_abstentions_apart_and_explains_rule_verdicts(tiny_scorer)
     assert (r.strict, r.lenient) == (0.5, 0.5)
     out = output_row(r)
     assert out["n_abstentions"] == 1 and all("rule" in c for c in out["claims"])
-    plain = output_row(tiny_scorer.score("Bedtimes vary by country.", ctx))  # not covered
+    plain = output_row(tiny_scorer.score("The bedtime is fixed.", ctx))
     assert all("rule" not in c for c in plain["claims"])  # only rule-decided claims say so
 
 
@@ -247,82 +246,3 @@ def test_csv_fragments_years_and_ids():
     assert align_premise("ticker MSFT, roe: 38.8% in 2023.", claim) == (
         "ticker Microsoft, return on equity: 38.8% in 2023."
     )
-
-
-MUSEUM = [
-    "The museum opened in 1990 in the old harbour district.",
-    "It houses 200 paintings by local artists.",
-]
-
-
-def _museum(tiny_scorer, claims, entail, contradict):
-    """The result of ``claims`` against :data:`MUSEUM` with every scored pair's
-    probabilities set to ``(entail, rest, contradict)``."""
-    import dataclasses
-
-    m = tiny_scorer.stages.matrices([tiny_scorer.stages.plan(" ".join(claims), MUSEUM)])[0]
-    assert [c.text for c in m.claims] == claims
-    probs = np.zeros_like(m.probs)
-    probs[...] = (entail, 1.0 - entail - contradict, contradict)
-    return tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=probs))
-
-
-COVERED_CLAIMS = [
-    "The museum in the harbour district houses paintings by local artists.",  # covered
-    "The museum in the harbour district houses paintings by foreign artists.",  # foreign
-    "The museum opened in 1999 in the old harbour district.",  # 1999
-    "The museum does not house paintings by local artists.",  # negated
-]
-
-
-def test_a_covered_claim_is_yes_and_the_rule_says_why(tiny_scorer):
-    """Every pair entails 0.3 (under the threshold, mean of the three best 0.3): the model
-    leaves every claim ``idk``; only the claim whose words and numbers the context holds,
-    with no conflict, becomes ``yes``."""
-    r = _museum(tiny_scorer, COVERED_CLAIMS, 0.3, 0.1)
-    got = [(c.verdict, (c.rule or "").split(":")[0]) for c in r.claims]
-    assert got[0] == ("yes", "covered")
-    assert got[1:] == [("idk", ""), ("idk", ""), ("idk", "")]
-    assert r.claims[0].p_entail == pytest.approx(0.3)  # the model's, shown as it was
-    assert r.claims[0].band == "uncertain"  # worth a judge's look: the model alone did not
-    assert r.claims[0].rule.endswith("the model alone found no chunk that entails it")
-    weak = _museum(tiny_scorer, COVERED_CLAIMS, 0.1, 0.1)  # three best average 0.1 < 0.2
-    assert [c.verdict for c in weak.claims] == ["idk"] * 4
-
-
-def test_a_contradicted_claim_is_left_to_the_model_even_when_covered(tiny_scorer):
-    """The model contradicts every claim: the covered one stays ``no`` (its words cannot
-    show a swap of roles), and the negated one names its conflict."""
-    r = _museum(tiny_scorer, COVERED_CLAIMS, 0.25, 0.7)
-    assert [c.verdict for c in r.claims] == ["no"] * 4
-    assert all(not (c.rule or "").startswith("covered") for c in r.claims)
-    assert r.claims[3].decision_note.startswith("conflict: negation")
-
-
-def test_a_conflict_under_the_contradiction_threshold_keeps_a_claim_idk(tiny_scorer):
-    """A negation the model contradicts only weakly (0.45, under the threshold): the
-    claim is ``idk``, and the conflict in its most contradicting chunk keeps it so."""
-    import dataclasses
-
-    ctx = ["Trucks use the bridge daily.", "The bridge is not safe for trucks."]
-    m = tiny_scorer.stages.matrices(
-        [tiny_scorer.stages.plan("The bridge is safe for trucks.", ctx)]
-    )[0]
-    probs = np.zeros_like(m.probs)
-    probs[...] = (0.3, 0.6, 0.1)
-    negated = [j for j, c in enumerate(m.chunks) if c.text == ctx[1]]
-    probs[:, negated] = (0.1, 0.45, 0.45)
-    claim = tiny_scorer.stages.aggregate(dataclasses.replace(m, probs=probs)).claims[0]
-    assert claim.verdict == "idk" and claim.rule is None
-
-
-def test_covered_needs_every_word_and_number_of_the_claim():
-    from nli_faith.rules.covered import context_terms, covered
-
-    ctx = context_terms(MUSEUM)
-    assert covered("Local artists' paintings are in the museum.", ctx, entail_top3=0.2)
-    assert not covered("Local artists' paintings are in the museum.", ctx, entail_top3=0.19)
-    assert not covered("The museum houses three hundred paintings.", ctx, entail_top3=0.9)
-    assert covered("The museum houses 200 paintings.", ctx, entail_top3=0.9)
-    assert not covered("The museum is free.", ctx, entail_top3=0.9)
-    assert not covered("It is.", ctx, entail_top3=0.9)  # no content word: nothing to cover

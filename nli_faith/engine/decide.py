@@ -20,7 +20,6 @@ from nli_faith.engine.infer import NLIMatrix
 from nli_faith.engine.parts import Parts
 from nli_faith.engine.plan import number_mask
 from nli_faith.errors import E_CONTEXT_EMPTY, E_EARLY_EXIT_THRESHOLD, OptionError
-from nli_faith.nli.labels import ENTAIL_IDX
 from nli_faith.results import (
     ClaimVerdict,
     Evidence,
@@ -73,13 +72,7 @@ def aggregate(
         contradict_threshold=contradict_threshold,
     )
     # rules stage (nli_faith.rules): verdicts decided by rule, abstentions set apart
-    ruled = apply_rules(
-        m.claims,
-        m.chunks,
-        d,
-        entail_top3=entail_top3(m.probs, m.mask),
-        number_conflict=None if differs is None else (np.asarray(differs) > 0).any(axis=1),
-    )
+    ruled = apply_rules(m.claims, m.chunks, d)
     d, kept = ruled.decisions, ruled.kept
     decided = list(ruled.set_aside) or [None] * len(m.claims)
     cited = [c.cites for c in m.claims]
@@ -165,22 +158,6 @@ def aggregate(
         n_abstentions=len(m.claims) - len(kept),
         context_empty=bool(kept) and not m.chunks,
     )
-
-
-def entail_top3(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Per claim: the mean of its three best entailments over the scored chunks (a missing
-    one counts 0).
-
-    Example:
-        >>> p = np.zeros((1, 4, 3)); p[0, :, 0] = [0.9, 0.6, 0.3, 0.8]
-        >>> entail_top3(p, np.array([[True, True, True, False]])).round(2).tolist()
-        [0.6]
-    """
-    ent = np.where(mask, probs[..., ENTAIL_IDX], 0.0)
-    if ent.shape[1] == 0:
-        return np.zeros(ent.shape[0])
-    top = -np.sort(-np.clip(ent, 0.0, 1.0), axis=1)[:, :3]
-    return top.sum(axis=1) / 3
 
 
 def _masks(

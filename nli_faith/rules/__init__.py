@@ -21,10 +21,7 @@ field then says which rule decided and why. The rules:
 * **summaries**: a claim that sums up several statements ("the whole process involves
   several network elements, each with its own role") that the model leaves ``idk`` is
   ``yes`` when the statements it sums up hold every specific word of it:
-  :mod:`nli_faith.rules.summaries`;
-* **covered**: a claim the model leaves ``idk`` is ``yes`` when the context holds every
-  content word and number of it, no conflict shows and the model gives it some support:
-  :mod:`nli_faith.rules.covered`.
+  :mod:`nli_faith.rules.summaries`.
 """
 
 from __future__ import annotations
@@ -37,8 +34,7 @@ import numpy as np
 
 from nli_faith.rules.absence import judge_absence
 from nli_faith.rules.aggregates import judge_count
-from nli_faith.rules.conflicts import conflict_note, find_conflict
-from nli_faith.rules.covered import COVERED_ENTAIL, context_terms, covered, covered_note
+from nli_faith.rules.conflicts import conflict_note
 from nli_faith.rules.exceptions import differing_bound, judge_exception
 from nli_faith.rules.summaries import judge_summary
 from nli_faith.rules.trends import judge_trend
@@ -70,22 +66,9 @@ def rule_rows(claims: Sequence[Claim]) -> np.ndarray:
     return np.array([c.kind is not None for c in claims], dtype=bool)
 
 
-def apply_rules(
-    claims: Sequence[Claim],
-    chunks: Sequence[Chunk],
-    d: ClaimDecisions,
-    *,
-    entail_top3: np.ndarray | None = None,
-    number_conflict: np.ndarray | None = None,
-) -> Ruled:
-    """``d`` with the verdicts the rules decide; the others are left as the model's.
-
-    ``entail_top3`` (per claim: the mean of its three best entailments over the chunks
-    scored against it) and ``number_conflict`` (per claim: a chunk states one of its
-    quantities with another value) are what the *covered* rule reads; without the first
-    it does not apply."""
+def apply_rules(claims: Sequence[Claim], chunks: Sequence[Chunk], d: ClaimDecisions) -> Ruled:
+    """``d`` with the verdicts the rules decide; the others are left as the model's."""
     n = len(claims)
-    words = _ContextTerms(chunks)  # read only for a claim the covered rule may decide
     verdicts = np.array(d.verdicts, dtype=object)
     p_e, p_c = np.array(d.p_entail, dtype=np.float32), np.array(d.p_contradict, dtype=np.float32)
     e_chunk, c_chunk = np.array(d.best_entail_chunk), np.array(d.best_contradict_chunk)
@@ -132,12 +115,6 @@ def apply_rules(
             verdicts[i], p_e[i], p_c[i] = "yes", 1.0, 0.0
             e_chunk[i], c_chunk[i] = k, -1
             notes[i] = f"summary: {note}"
-        elif verdicts[i] == "idk" and (
-            _covered(claim.text, chunks, (int(e_chunk[i]), int(c_chunk[i])),
-                     words, i, entail_top3, number_conflict)
-        ):  # fmt: skip
-            notes[i] = covered_note(float(entail_top3[i]))
-            verdicts[i], c_chunk[i] = "yes", -1
         elif verdicts[i] == "no" and c_chunk[i] >= 0:  # the model's: show its conflict
             set_aside[i] = conflict_note(claim.text, chunks[int(c_chunk[i])].text)
     return Ruled(
@@ -153,45 +130,6 @@ def apply_rules(
         abstain,
         set_aside,
     )
-
-
-class _ContextTerms:
-    """The context's :func:`~nli_faith.rules.covered.context_terms`, read when first asked."""
-
-    def __init__(self, chunks: Sequence[Chunk]) -> None:
-        self.chunks = chunks
-        self._terms: frozenset[str] | None = None
-
-    @property
-    def terms(self) -> frozenset[str]:
-        if self._terms is None:
-            self._terms = context_terms([k.text for k in self.chunks])
-        return self._terms
-
-
-def _covered(
-    claim: str,
-    chunks: Sequence[Chunk],
-    evidence: tuple[int, int],
-    words: _ContextTerms,
-    i: int,
-    entail_top3: np.ndarray | None,
-    number_conflict: np.ndarray | None,
-) -> bool:
-    """Is the claim covered (:mod:`nli_faith.rules.covered`)? ``evidence``: its
-    best-entailing chunk and its most contradicting one (below the threshold: the claim is
-    ``idk``); neither may show a conflict with it. Its evidence stays the first."""
-    if entail_top3 is None or not chunks or float(entail_top3[i]) < COVERED_ENTAIL:
-        return False
-    if number_conflict is not None and number_conflict[i]:
-        return False
-    if not covered(claim, words.terms, entail_top3=float(entail_top3[i])):
-        return False
-    best, against = evidence
-    if not 0 <= best < len(chunks):
-        return False
-    shown = [best] + ([against] if 0 <= against < len(chunks) else [])
-    return all(find_conflict(claim, chunks[j].text) is None for j in shown)
 
 
 def _exception(claim: str, chunks: Sequence[Chunk], j: int) -> tuple[int, str] | None:
