@@ -223,3 +223,23 @@ def test_calibrate_refuses_a_decision_flag_it_fits(tmp_path, capsys):
     rc = main(["calibrate", str(src), "-o", str(tmp_path / "t.json"), "--answer-decision",
                str(SHIPPED), "--fit-decision"])  # fmt: skip
     assert rc == 2 and "--answer-decision is what" in capsys.readouterr().err
+
+
+def test_the_scorer_decision_follows_thresholds_set_later(tiny_scorer):
+    """``scorer.thresholds`` assigned after the scorer was made: the rows decide with the
+    new gate (the decision is read from the thresholds when asked, not kept from before)."""
+    from nli_faith.rows import scored_row
+    from nli_faith.scoring.thresholds import Decision, ModelId, Thresholds
+
+    rec = {"response": "The bridge opened in 1990.", "context": "The bridge opened in 1990."}
+    r = tiny_scorer.score(rec["response"], rec["context"])
+    saved = tiny_scorer.thresholds
+    try:
+        assert tiny_scorer.decision is None and "faithful" not in scored_row(tiny_scorer, 1, rec, r)
+        model = ModelId("tiny", "tiny", None)
+        for min_score, want in ((0.0, True), (1.0, r.strict is not None and r.strict >= 1.0)):
+            tiny_scorer.thresholds = Thresholds(model, {}, Decision("strict", min_score))
+            assert tiny_scorer.decision == Decision("strict", min_score)
+            assert scored_row(tiny_scorer, 1, rec, r)["faithful"] is want
+    finally:
+        tiny_scorer.thresholds = saved
