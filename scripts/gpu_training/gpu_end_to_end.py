@@ -4,9 +4,10 @@ for a bare GPU machine.
 
     WORKLOAD_PER_SET=60 python3 scripts/gpu_training/gpu_end_to_end.py --data DATA --out OUT
 
-``--workers`` adds, at one batch size, ``score_batch(n_process=N)`` (splitting and
-chunking in N forked workers) and ``score_stream(block_size=B, n_process=N)`` (the workers
-plan the next block while the model scores this one: prefetching) for each N listed.
+``--workers`` adds, at one batch size, ``score_batch(n_process=N)`` and
+``score_stream(block_size=B, n_process=N)`` for each N listed: N forked workers split,
+chunk and tokenize the records and decide their results, planning blocks ahead while the
+model's process runs the model (``--workers 1 8 15`` on a 16-core host).
 ``DATA`` holds ``faithfulness/*.jsonl`` (the first ``WORKLOAD_PER_SET`` records of each
 workload set are enough). Writes ``OUT/gpu_e2e.json`` with the versions, the device and
 both batch sizes' figures; on an error it keeps what was measured and the traceback.
