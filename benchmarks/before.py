@@ -17,6 +17,13 @@ REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "models" / "nli-faith-minilm-l6"
 
 
+def bundled_scorer(cls, options: dict | None):
+    """A scorer of the class ``cls`` (this version's or an older checkout's) over the
+    bundled model, with keyword ``options``; ``None``: that version's own
+    ``guardrail()`` preset."""
+    return cls.guardrail(str(BUNDLED)) if options is None else cls(str(BUNDLED), **options)
+
+
 def pairs_scored(scorer, response: str, context) -> int:
     """The (claim, chunk) pairs the model scores for one request: through this library's
     stages, or the ``matrix`` method of an older checkout's scorer."""

@@ -40,7 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .before import BUNDLED, import_before
+from .before import BUNDLED, bundled_scorer, import_before
 from .harness import DEFAULT_DATA_DIR, Outcome
 
 TITLE = "Host-side work per pair and per record, by stage"
@@ -94,8 +94,7 @@ SETUPS: dict[str, tuple[dict[str, Any] | None, str]] = {
 
 def make_scorer(cls, setup: str):
     """``setup``'s scorer over the bundled model, from the version's scorer class."""
-    options = SETUPS[setup][0]
-    return cls.guardrail(str(BUNDLED)) if options is None else cls(str(BUNDLED), **options)
+    return bundled_scorer(cls, SETUPS[setup][0])
 
 
 def add_arguments(p, name: str) -> None:
@@ -469,7 +468,7 @@ def overlap(args, bench) -> tuple[list[str], dict[str, Any]]:
     def planned_first() -> list:  # what score_batch(n_process=N) did before blocks
         import dataclasses
 
-        planned = runner._plan_all(list(zip(recs, names)), n_process)
+        planned = runner._pool(n_process).plan(list(zip(recs, names)))
         planned = [
             dataclasses.replace(p, plan=dataclasses.replace(p.plan, encoded=None))
             if hasattr(p, "plan")

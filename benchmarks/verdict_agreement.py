@@ -20,7 +20,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .before import BUNDLED, import_before
+from .before import bundled_scorer, import_before
 from .harness import DEFAULT_DATA_DIR, Outcome
 
 TITLE = "Verdict agreement between two versions"
@@ -111,8 +111,7 @@ def score_all(args, bench) -> dict[str, Any]:
     groups = _inputs(args.data_dir, args.per_set)
     out: dict[str, Any] = {}
     for setup in args.setups:
-        options = SETUPS[setup]
-        scorer = cls.guardrail(str(BUNDLED)) if options is None else cls(str(BUNDLED), **options)
+        scorer = bundled_scorer(cls, SETUPS[setup])
         for name, recs in groups.items():
             bench.log(f"{setup}: {name} ({len(recs)} records)")
             if name.endswith("_cases"):  # one at a time, through score()

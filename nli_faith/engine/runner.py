@@ -102,13 +102,6 @@ class Runner:
         server passes the limits it parsed the record with."""
         return plan_parsed(self.parts, item, limits=limits)
 
-    def _plan_all(self, items: list[tuple[Any, str]], n_process: int = 1) -> list[Planned | Failed]:
-        n_process = check_n_process(n_process)
-        if len(items) < 2 * n_process:  # too few to share out: no workers are started
-            return [self.plan(item) for item in items]
-        pool = self._pool(n_process)
-        return [self.plan(item) for item in items] if pool is None else pool.plan(items)
-
     def _pool(self, n_process: int) -> PlanPool | None:
         """The forked planning workers for ``n_process`` (kept), or None for in-process.
 
@@ -165,10 +158,7 @@ class Runner:
         scored = []
         for k, m in zip(keys, matrices):
             if isinstance(m, Exception):
-                text = describe(m)
-                out[k] = Outcome(
-                    error_result(text), failure=Failed(text, str(m), False, m), exception=m
-                )
+                out[k] = failed_outcome(m)
             else:
                 scored.append((k, m))
         if pool is not None and len(scored) > 1:
@@ -216,9 +206,8 @@ class Runner:
             raise OptionError(E_LABELS_LENGTH.format(n_labels=len(labels), n_records=len(records)))
         items = list(zip(records, labels))
         n_process = check_n_process(n_process)
-        if len(items) < 2 * n_process or self._pool(n_process) is None:
-            planned = self._plan_all(items, n_process)
-            return [o.result for o in self.run(planned, progress)]
+        if len(items) < 2 * n_process or self._pool(n_process) is None:  # too few to share out
+            return [o.result for o in self.run([self.plan(item) for item in items], progress)]
         blocks = self.planned_blocks(
             iter(items), overlap_block(len(items), n_process), n_process, ahead=PLAN_AHEAD
         )
@@ -332,11 +321,14 @@ def decide_outcome(parts: Parts, m: NLIMatrix, *, keep_exception: bool = False) 
     try:
         return Outcome(aggregate(parts, m), pairs=int(m.mask.sum()))
     except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
-        text = describe(err)
-        exc = err if keep_exception else None
-        return Outcome(
-            error_result(text), failure=Failed(text, str(err), False, exc), exception=exc
-        )
+        return failed_outcome(err, keep_exception=keep_exception)
+
+
+def failed_outcome(err: Exception, *, keep_exception: bool = True) -> Outcome:
+    """The outcome of a record that scoring or deciding failed on (a bug, not the input)."""
+    text = describe(err)
+    exc = err if keep_exception else None
+    return Outcome(error_result(text), failure=Failed(text, str(err), False, exc), exception=exc)
 
 
 def _paired(records: Iterable[Any], labels: Iterable[str]) -> Iterator[tuple[Any, str]]:

@@ -157,6 +157,20 @@ def best_gate(
     return float(cands[k]), float(tpr[k]), False
 
 
+def held_out_comparison(
+    y: np.ndarray, new: np.ndarray, old: np.ndarray, *, seed: int = SEED, n_boot: int = N_BOOT
+) -> tuple[Figures, Figures, float | None, tuple[float, float] | None]:
+    """Figures of predictions ``new`` and ``old`` against labels ``y`` (a held-out half),
+    the difference of their balanced accuracies (``None`` where one is undefined) and its
+    paired 95% interval."""
+    held = figures(y, new, seed=seed, n_boot=n_boot)
+    held_old = figures(y, old, seed=seed, n_boot=n_boot)
+    if held.balanced_accuracy is None or held_old.balanced_accuracy is None:
+        return held, held_old, None, None
+    delta = round(held.balanced_accuracy - held_old.balanced_accuracy, 4)
+    return held, held_old, delta, difference_interval(y, new, old, seed=seed, n_boot=n_boot)
+
+
 class HeldOutDelta:
     """For a calibration's report: ``delta`` (held-out balanced accuracy, calibrated minus
     default) and its bootstrap ``delta_ci95``; :attr:`improved` when the interval lies

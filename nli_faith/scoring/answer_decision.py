@@ -235,18 +235,23 @@ class AnswerDecision:
 
     @classmethod
     def load(cls, path: str | Path) -> AnswerDecision:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise ThresholdsError(
-                E_DECISION_FILE.format(path=path, problem=f"invalid JSON: {err.msg}")
-            ) from err
-        except (OSError, UnicodeDecodeError) as err:
-            problem = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-            raise ThresholdsError(
-                E_DECISION_FILE.format(path=path, problem=f"cannot be read: {problem}")
-            ) from err
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(read_json_file(path, E_DECISION_FILE), source=str(path))
+
+
+def read_json_file(path: str | Path, message: Any) -> Any:
+    """The JSON value in the file ``path``, or a :class:`ThresholdsError` of ``message``
+    (a ``Message`` with ``{path}`` and ``{problem}``) that says why it cannot be read."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ThresholdsError(
+            message.format(path=path, problem=f"invalid JSON: {err.msg}")
+        ) from err
+    except (OSError, UnicodeDecodeError) as err:
+        problem = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ThresholdsError(
+            message.format(path=path, problem=f"cannot be read: {problem}")
+        ) from err
 
 
 def bundled_decision(model_path: str | Path) -> Path:

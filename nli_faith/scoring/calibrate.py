@@ -64,8 +64,8 @@ from nli_faith.scoring.agreement import (
     Figures,
     HeldOutDelta,
     best_gate,
-    difference_interval,
     figures,
+    held_out_comparison,
     rates,
     split_halves,
 )
@@ -284,12 +284,9 @@ def calibrate(
     s_new, s_old = record_scores(value), record_scores(default_value)
     p_new = (s_new >= gate).astype(int)
     p_old = (s_old >= DEFAULT_MIN_SCORE).astype(int)
-    held = figures(y[test], p_new[test], seed=seed, n_boot=n_boot)
-    held_default = figures(y[test], p_old[test], seed=seed, n_boot=n_boot)
-    delta = delta_ci = None
-    if held.balanced_accuracy is not None and held_default.balanced_accuracy is not None:
-        delta = round(held.balanced_accuracy - held_default.balanced_accuracy, 4)
-        delta_ci = difference_interval(y[test], p_new[test], p_old[test], seed=seed, n_boot=n_boot)
+    held, held_default, delta, delta_ci = held_out_comparison(
+        y[test], p_new[test], p_old[test], seed=seed, n_boot=n_boot
+    )
 
     claims_new = claims_old = None
     if use_claims:

@@ -35,8 +35,8 @@ from nli_faith.scoring.agreement import (
     SEED,
     Figures,
     HeldOutDelta,
-    difference_interval,
     figures,
+    held_out_comparison,
     split_halves,
 )
 from nli_faith.scoring.answer_decision import AnswerDecision, answer_features, fit_answer_decision
@@ -99,12 +99,9 @@ def calibrate_answer_decision(
     decision = fit_answer_decision(x[cal], y[cal], threshold=0.5, fitted_on=fitted_on)
     learned = np.array([decision.faithful(results[k]) for k in usable], dtype=int)
     rule = np.array([all(c.verdict == "yes" for c in results[k].claims) for k in usable], dtype=int)
-    held = figures(y[test], learned[test], seed=seed, n_boot=n_boot)
-    held_default = figures(y[test], rule[test], seed=seed, n_boot=n_boot)
-    delta = delta_ci = None
-    if held.balanced_accuracy is not None and held_default.balanced_accuracy is not None:
-        delta = round(held.balanced_accuracy - held_default.balanced_accuracy, 4)
-        delta_ci = difference_interval(y[test], learned[test], rule[test], seed=seed, n_boot=n_boot)
+    held, held_default, delta, delta_ci = held_out_comparison(
+        y[test], learned[test], rule[test], seed=seed, n_boot=n_boot
+    )
     return DecisionCalibration(
         decision=decision,
         calibration=figures(y[cal], learned[cal], seed=seed, n_boot=n_boot),

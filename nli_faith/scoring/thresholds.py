@@ -40,7 +40,7 @@ from nli_faith.errors import (
     E_THRESHOLDS_SCORE,
     ThresholdsError,
 )
-from nli_faith.scoring.answer_decision import AnswerDecision
+from nli_faith.scoring.answer_decision import AnswerDecision, read_json_file
 from nli_faith.scoring.gate import SCORES, Ruling, gate
 
 FORMAT = "nli-faith-thresholds/1"
@@ -162,18 +162,7 @@ class Thresholds:
     def load(cls, path: str | Path) -> Thresholds:
         if not isinstance(path, (str, Path)) or not str(path).strip():
             raise ThresholdsError(E_THRESHOLDS_FILE.format(path=path, problem="not a file name"))
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise ThresholdsError(
-                E_THRESHOLDS_FILE.format(path=path, problem=f"invalid JSON: {err.msg}")
-            ) from err
-        except (OSError, UnicodeDecodeError) as err:
-            problem = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-            raise ThresholdsError(
-                E_THRESHOLDS_FILE.format(path=path, problem=f"cannot be read: {problem}")
-            ) from err
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(read_json_file(path, E_THRESHOLDS_FILE), source=str(path))
 
     def check_model(self, nli: Any, *, source: str = "the thresholds file") -> None:
         """Raise :class:`ThresholdsError` unless ``nli`` runs the weights calibrated on."""
