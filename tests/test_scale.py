@@ -192,14 +192,15 @@ def test_workers_see_a_planning_setting_changed_after_they_started(tiny_model_di
 
 def test_a_setting_changed_during_a_stream_reaches_its_workers(tiny_model_dir):
     """Changed while a stream runs, a planning setting applies from the next block planned
-    (the one after the block being scored), with workers as with one process; a stream
-    still running when another call forks new workers finishes on its own."""
+    (when a block's first result comes, the next block was scored and the one after it
+    planned), with workers as with one process; a stream still running when another call
+    forks new workers finishes on its own."""
     from nli_faith.engine.runner import usable_cpus
     from nli_faith.scorer import FaithfulnessScorer
 
     if usable_cpus() < 2:
         pytest.skip("planning workers need at least 2 usable CPUs")
-    recs = records(24)
+    recs = records(32)
     got = {}
     for n in (1, 2):
         scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
@@ -210,11 +211,11 @@ def test_a_setting_changed_during_a_stream_reaches_its_workers(tiny_model_dir):
         got[n] = out + list(stream)
         scorer.close()
     plain = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
-    first = plain.score_batch(recs[:8]) + plain.score_batch(recs[8:16])
+    first = [r for k in (0, 8, 16) for r in plain.score_batch(recs[k : k + 8])]
     plain.chunk_tokens = 16
-    assert got[1] == got[2] == first + plain.score_batch(recs[16:])
-    assert got[1][16:] != FaithfulnessScorer(str(tiny_model_dir), device="cpu").score_batch(
-        recs[16:]
+    assert got[1] == got[2] == first + plain.score_batch(recs[24:])
+    assert got[1][24:] != FaithfulnessScorer(str(tiny_model_dir), device="cpu").score_batch(
+        recs[24:]
     )  # the change did reach the last block
 
 

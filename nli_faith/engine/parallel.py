@@ -122,6 +122,10 @@ class PlanPool:
         given before)."""
         return self._pool.map(_decide_one, items, chunksize=self._chunksize(len(items)))
 
+    def decide_async(self, items: list):
+        """Start deciding ``items``; the returned object's ``get()`` waits for them."""
+        return self._pool.map_async(_decide_one, items, chunksize=self._chunksize(len(items)))
+
     def retire(self) -> None:
         """Take no more work: the workers finish what they were given (a stream's block
         planned ahead) and exit. :meth:`close` still stops and joins them."""

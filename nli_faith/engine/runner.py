@@ -78,6 +78,17 @@ class _Done:
         return self.value
 
 
+@dataclass(frozen=True)
+class _Started:
+    """A block scored by the model whose decisions may still be under way (``get()``)."""
+
+    finish: Any
+    decided: Any
+
+    def get(self) -> list[Outcome]:
+        return self.finish(self.decided.get())
+
+
 class Runner:
     """Score records through the engine's stages (see the module doc)."""
 
@@ -148,6 +159,18 @@ class Runner:
         that only the records that fail get an error. With ``pool``, its workers make the
         decisions (the same as this process would). Records with a reference answer then
         get :meth:`check_reference`."""
+        return self.start(planned, progress, pool=pool).get()
+
+    def start(
+        self,
+        planned: Sequence[Planned | Failed],
+        progress: bool = False,
+        *,
+        pool: PlanPool | None = None,
+    ) -> Any:
+        """:meth:`run` in two steps: the model pass now; the decisions, with ``pool``, by
+        its workers while this process goes on (the next block's model pass). The returned
+        object's ``get()`` waits for them and gives :meth:`run`'s outcomes."""
         out: dict[int, Outcome] = {
             k: Outcome(error_result(p.error), failure=p, exception=p.exception)
             for k, p in enumerate(planned)
@@ -162,10 +185,20 @@ class Runner:
             else:
                 scored.append((k, m))
         if pool is not None and len(scored) > 1:
-            decided = pool.decide([m for _, m in scored])
+            decided = pool.decide_async([m for _, m in scored])
         else:
-            decided = [decide_outcome(self.parts, m, keep_exception=True) for _, m in scored]
-        out.update((k, o) for (k, _), o in zip(scored, decided))
+            decided = _Done([decide_outcome(self.parts, m, keep_exception=True) for _, m in scored])
+        return _Started(partial(self._finish, planned, out, [k for k, _ in scored]), decided)
+
+    def _finish(
+        self,
+        planned: Sequence[Planned | Failed],
+        out: dict[int, Outcome],
+        keys: list[int],
+        decided: list[Outcome],
+    ) -> list[Outcome]:
+        """:meth:`start`'s outcomes once the decisions are made: the reference pass."""
+        out.update(zip(keys, decided))
         outcomes = [out[k] for k in range(len(planned))]
         refs = [p.reference if isinstance(p, Planned) else None for p in planned]
         if all(r is None for r in refs):
@@ -211,11 +244,21 @@ class Runner:
         blocks = self.planned_blocks(
             iter(items), overlap_block(len(items), n_process), n_process, ahead=PLAN_AHEAD
         )
-        return [
-            o.result
-            for block in blocks
-            for o in self.run(block, progress, pool=self._pool(n_process))
-        ]
+        return [o.result for o in self._pipelined(blocks, n_process, progress)]
+
+    def _pipelined(
+        self, blocks: Iterator[list[Planned | Failed]], n_process: int, progress: bool = False
+    ) -> Iterator[Outcome]:
+        """Outcomes of ``blocks`` in order: each block's model pass runs while the workers
+        decide the block before it (and plan the ones after it)."""
+        deciding: Any = None
+        for block in blocks:
+            started = self.start(block, progress, pool=self._pool(n_process))
+            if deciding is not None:
+                yield from deciding.get()
+            deciding = started
+        if deciding is not None:
+            yield from deciding.get()
 
     def planned_blocks(
         self, items: Iterator[tuple[Any, str]], block_size: int, n_process: int, *, ahead: int = 1
@@ -255,15 +298,17 @@ class Runner:
         labels: Iterable[str] | None = None,
     ) -> Iterator[FaithfulnessResult]:
         """Results of ``records`` in order, ``block_size`` records per model pass; with
-        workers, the next block is planned while this one is scored. A setting changed
-        while the stream runs applies from the next block planned, with workers or not."""
+        workers, the next block is planned, and the one before decided, while this one is
+        scored. So a block's results come once the next block was scored (and the one after
+        it read from ``records``). A setting changed while the stream runs applies from the
+        next block planned, the same with workers or without."""
         if not is_whole(block_size):
             raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
-        check_n_process(n_process)
+        n_process = check_n_process(n_process)
         names = labels if labels is not None else (f"record {k}" for k in count())
         it = _paired(records, names)
-        for block in self.planned_blocks(it, block_size, n_process, ahead=1):
-            yield from (o.result for o in self.run(block, pool=self._pool(n_process)))
+        blocks = self.planned_blocks(it, block_size, n_process, ahead=1)
+        yield from (o.result for o in self._pipelined(blocks, n_process))
 
     # -- the reference pass --------------------------------------------------------------
 
@@ -376,13 +421,14 @@ PLAN_AHEAD = 2
 
 
 def overlap_block(n_records: int, n_process: int) -> int:
-    """Records per block when ``score_batch`` overlaps planning with the model: about an
-    eighth of the batch (the model waits only for the first block's planning), at least
-    64 per worker (so each model pass packs many records' pairs into full batches), at
-    most 2048 (so plans held ahead stay small).
+    """Records per block when ``score_batch`` overlaps planning and deciding with the
+    model: about an eighth of the batch (the model waits only for the first block's
+    planning), at least 16 per worker (so each worker has several records of a block, and
+    each model pass packs many records' pairs into full batches), at most 2048 (so plans
+    held ahead stay small).
 
     Example:
-        >>> overlap_block(100, 2), overlap_block(10_000, 4), overlap_block(10**6, 15)
-        (128, 1250, 2048)
+        >>> overlap_block(100, 2), overlap_block(600, 15), overlap_block(10**6, 15)
+        (32, 240, 2048)
     """
-    return max(64 * n_process, min(2048, -(-n_records // 8)))
+    return max(16 * n_process, min(2048, -(-n_records // 8)))

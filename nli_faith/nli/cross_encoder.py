@@ -154,24 +154,45 @@ class TorchRuntime:
             from tqdm.auto import tqdm
 
             plan = tqdm(plan, desc="NLI", unit="batch")
+        on_gpu = self.device.startswith("cuda")
+        queued = []  # on a GPU: (rows, their probabilities, still on the device)
         for rows, width in plan:
             for start in range(0, len(rows), batch_size):
                 sel = rows[start : start + batch_size]
-                out[sel] = self._probabilities(
-                    pad_batch(ids, types, sel, max_length, self.pad_id, width=width)
+                probs = self._probabilities(
+                    pad_batch(ids, types, sel, max_length, self.pad_id, width=width), on_gpu
                 )
+                if on_gpu:  # no wait: the next batch is padded and queued while this one runs
+                    queued.append((sel, probs))
+                else:
+                    out[sel] = probs.numpy()
+        if queued:
+            import torch
+
+            out[np.concatenate([sel for sel, _ in queued])] = (
+                torch.cat([probs for _, probs in queued]).cpu().numpy()
+            )
         return out
 
-    def _probabilities(self, batch: dict[str, np.ndarray]) -> np.ndarray:
+    def _probabilities(self, batch: dict[str, np.ndarray], on_gpu: bool = False) -> torch.Tensor:
         """What ``CrossEncoder.predict(..., apply_softmax=True)`` computes from the features
-        it tokenized: its forward, logits in at least fp32, its activation, a softmax."""
+        it tokenized: its forward, logits in at least fp32, its activation, a softmax. On a
+        GPU the batch is copied from pinned memory without waiting for the batches before
+        it, and the probabilities are left on the device (the caller copies them back)."""
         import torch
 
         with torch.inference_mode():
-            features = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
+            if on_gpu:
+                features = {
+                    k: torch.from_numpy(v).pin_memory().to(self.device, non_blocking=True)
+                    for k, v in batch.items()
+                }
+            else:
+                features = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
             scores = self.encoder(features)["scores"]
             if torch.is_floating_point(scores) and torch.finfo(scores.dtype).bits < 32:
                 scores = scores.float()
             if self.encoder.activation_fn is not None:
                 scores = self.encoder.activation_fn(scores)
-            return torch.softmax(scores, dim=1).cpu().numpy()
+            probs = torch.softmax(scores, dim=1)
+            return probs if on_gpu else probs.cpu()
