@@ -155,3 +155,17 @@ def test_early_exit_settles_only_on_cited_documents():
     g = FaithfulnessScorer.guardrail()
     r = g.score("The warranty lasts two years [2].", docs)
     assert r.claims[0].verdict == "yes" and r.claims[0].citation == "supported"
+
+
+def test_a_marker_after_the_sentence_it_sources_is_no_claim(bundled_scorer):
+    # "(Passage 1)" after a list item's full stop is a segment of its own: no claim, and
+    # it still cites the sentence before it
+    response = (
+        "1. The warranty lasts two years. (Passage 1)\n2. Shipping takes five days. (Passage 2)"
+    )
+    r = bundled_scorer.score(response, DOCS)
+    assert [c.claim for c in r.claims] == [
+        "The warranty lasts two years.",
+        "Shipping takes five days.",
+    ]
+    assert [c.cited_docs for c in r.claims] == [[0], [1]]

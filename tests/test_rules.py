@@ -33,6 +33,33 @@ ABB = ["ABB ROE: 21.4% in 2022; 28.6% in 2023; 24.1% in 2024."]
         ("The context does not mention the ticket price.", "absence", "ticket price"),
         ("There is no information about refunds in the documents.", "absence", "refunds"),
         ("Meals are not included in the documents.", "absence", "Meals"),
+        # led by a connective or a note label
+        ("Note: Unable to answer based on given passages.", "abstention", ""),
+        ("Therefore, I am unable to provide instructions based on the passages.", "abstention", ""),
+        (
+            "If none of these methods work, unable to answer based on given passages.",
+            "abstention",
+            "",
+        ),
+        (
+            "However, none of the passages provide information about making the dish spicy.",
+            "absence",
+            "making the dish spicy",
+        ),
+        # a numbered or ordinal passage as the subject
+        (
+            "Passage 2 does not provide any information about the digestive system.",
+            "absence",
+            "digestive system",
+        ),
+        ("The second passage does not mention frying.", "absence", "frying"),
+        # an absence followed by the abstention it leads to
+        (
+            "On the other hand, a tax return copy is not explicitly mentioned in the passages "
+            "provided, therefore we are unable to answer the question.",
+            "absence",
+            "tax return copy",
+        ),
     ],
 )
 def test_context_statements_are_recognised(sentence, kind, about):
@@ -42,7 +69,16 @@ def test_context_statements_are_recognised(sentence, kind, about):
 
 @pytest.mark.parametrize(
     "sentence",
-    ["Meals are not included.", "Refunds are not provided.", "The warranty is not transferable."],
+    [
+        "Meals are not included.",
+        "Refunds are not provided.",
+        "The warranty is not transferable.",
+        # a connective, a condition or a consequence makes no world claim a context statement
+        "However, meals are not included.",
+        "If it rains, the game is not played.",
+        "Other sources do not provide vitamin B12.",
+        "Refunds are not given, so we are unable to help.",
+    ],
 )
 def test_negative_world_claims_are_no_context_statements(sentence):
     assert classify(sentence) is None
@@ -167,6 +203,8 @@ def test_scorer_counts_abstentions_apart_and_explains_rule_verdicts(tiny_scorer)
     assert (r.strict, r.lenient) == (0.5, 0.5)
     out = output_row(r)
     assert out["n_abstentions"] == 1 and all("rule" in c for c in out["claims"])
+    r = tiny_scorer.score("Note: Unable to answer based on the given passages.", ctx)
+    assert (r.n_claims, r.n_abstentions) == (0, 1)  # a note label does not hide it
     plain = output_row(tiny_scorer.score("The bedtime is fixed.", ctx))
     assert all("rule" not in c for c in plain["claims"])  # only rule-decided claims say so
 

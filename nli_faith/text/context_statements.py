@@ -12,6 +12,13 @@ its final punctuation ignored):
   "There is no information about refunds in the documents." It can be checked: it
   holds when no part of the context is about that thing (``about``).
 
+A connective or a note label before the statement is read past ("However, none of the
+passages mention X.", "Note: Unable to answer ..."), so is a condition before an
+abstention ("If none of these methods work, unable to answer ..."), and an absence
+claim followed by the abstention it leads to (", therefore we are unable to answer")
+is that absence claim. A numbered or ordinal passage is a context too ("Passage 2 does
+not provide any information about X", "The second passage does not mention X").
+
 A sentence joining a statement about the context to a claim about the world ("The
 context does not list prices, but a ticket costs $15.") is two statements:
 :func:`split_joined` finds where the world claim starts, so it is still checked.
@@ -51,9 +58,20 @@ _CTX = (
     r"records?|provided information|given information|information provided|retrieved "
     r"information|information given|information)"
 )
+#: A numbered or ordinal passage: "Passage 2", "passages 1 and 3", "the third document".
+_NUMBERED_CTX = (
+    r"(?:(?:the\s+)?(?:first|second|third|fourth|fifth|last)\s+"
+    r"(?:passage|document|source|article|excerpt|snippet|text)"
+    r"|(?:passages?|documents?|sources?|articles?|excerpts?|snippets?)\s+#?\d{1,3}"
+    r"(?:\s*(?:,|and|&)\s*\d{1,3})*)"
+)
 _THE_CTX = (
-    r"(?:the|this|these|any of the|none of the|the above)\s+(?:provided\s+|given\s+|retrieved\s+|"
-    r"available\s+|above\s+|supplied\s+|relevant\s+)?" + _CTX + r"(?:\s+(?:provided|given|above))?"
+    r"(?:(?:the|this|these|any of the|none of the|the above)\s+(?:provided\s+|given\s+|"
+    r"retrieved\s+|available\s+|above\s+|supplied\s+|relevant\s+)?"
+    + _CTX
+    + r"(?:\s+(?:provided|given|above))?|"
+    + _NUMBERED_CTX
+    + r")"
 )
 _IN_CTX = r"(?:\s+(?:in|by|within|from)\s+" + _THE_CTX + r")?"
 #: Verbs that, negated, speak of a text even without naming it ("X is not mentioned").
@@ -115,6 +133,15 @@ ABSENCE_PATTERNS: tuple[str, ...] = (
     + r"(?: (?:any|specific|explicit))?(?: (?:information|details?|data|mention)\s+"
     + _ABOUT
     + r")? (?P<x>.+)",
+    r"(?:none of (?:the |these )?(?:provided |given |retrieved |available )?"
+    + _CTX
+    + r"|no (?:passage|document|source|context|article|excerpt))"
+    + r" (?:"
+    + _MENTION
+    + r")(?:e?s)?(?: (?:any|specific|explicit))?"
+    + r"(?: (?:information|details?|data|mention)\s+"
+    + _ABOUT
+    + r")? (?P<x>.+)",
     _THE_CTX + r" (?:makes?|made) no (?:mention|reference) (?:of|to) (?P<x>.+)",
     _THE_CTX + r" (?:is|are) silent (?:on|about) (?P<x>.+)",
     r"there (?:is|are|was|were) no (?:specific |explicit |further |additional |direct )?"
@@ -146,6 +173,22 @@ GENERIC_WORDS = frozenset(
     "way how what why when where who which whether".split()
 )
 
+#: Words that lead a sentence without changing what it says about the context: a
+#: connective or a note label ("However, none of the passages ...", "Note: Unable to
+#: answer ..."). Taken off before the patterns are matched.
+_LEAD_RE = re.compile(
+    r"(?:(?:please note|note|nb|disclaimer|however|therefore|thus|hence|so|unfortunately|"
+    r"additionally|also|moreover|furthermore|in addition|on the other hand|that said|but|"
+    r"finally|lastly|again|as a result|consequently|overall)\s*[,:]?\s+)+",
+    re.I,
+)
+#: A condition before an abstention: "If none of these methods work, unable to answer ...".
+_CONDITION_RE = re.compile(r"if [^,]{1,80},\s+", re.I)
+#: Where a context statement is followed by the abstention it leads to: "X is not
+#: mentioned in the passages, therefore we are unable to answer the question."
+_THEREFORE_RE = re.compile(
+    r",?\s+(?:and )?(?:so|therefore|thus|hence|which means(?: that)?|meaning(?: that)?)\s+", re.I
+)
 _ABSTENTION_RE = re.compile("|".join(f"(?:{p})" for p in ABSTENTION_PATTERNS), re.I)
 _ABSENCE_RES = tuple(re.compile(p, re.I) for p in ABSENCE_PATTERNS)
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -172,8 +215,29 @@ class ContextStatement:
 def classify(text: str) -> ContextStatement | None:
     """The context statement ``text`` is as a whole, or None for any other sentence."""
     core = text.strip().rstrip(_TRIM)
+    lead = _LEAD_RE.match(core)
+    if lead and lead.end() < len(core):
+        core = core[lead.end() :]
     if not core:
         return None
+    said = _classify_core(core)
+    if said is not None:
+        return said
+    cond = _CONDITION_RE.match(core)
+    if cond and _is_abstention(core[cond.end() :]):
+        return ContextStatement("abstention")
+    for m in _THEREFORE_RE.finditer(core):
+        if _is_abstention(core[m.end() :]):
+            return _classify_core(core[: m.start()])
+    return None
+
+
+def _is_abstention(core: str) -> bool:
+    said = _classify_core(core)
+    return said is not None and said.kind == "abstention"
+
+
+def _classify_core(core: str) -> ContextStatement | None:
     for rx in _ABSENCE_RES:
         m = rx.fullmatch(core)
         if m:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from itertools import chain
 
+from nli_faith.text.citations import strip_citations
 from nli_faith.text.context_statements import classify, split_joined
 from nli_faith.text.pieces import Piece
 from nli_faith.text.sentence_tables import CITATION_PATTERN, LIST_ITEM_PATTERN
@@ -280,8 +281,8 @@ def _keep_claim(piece: Piece, *, context_statements: bool = False) -> Piece | No
     core = text.rstrip(" .!,;:\u2026")
     if _PLEASANTRY_RE.fullmatch(core) or _META_SENTENCE_RE.fullmatch(core):
         return None
-    if not any(ch.isalnum() for ch in text):
-        return None
+    if not any(ch.isalnum() for ch in strip_citations(text)):
+        return None  # no text but symbols or a source marker: "(Passage 1)"
     words = _WORD_RE.findall(text)
     if len(words) < 2 and len(text) <= LABEL_MAX_CHARS and not SENTENCE_END_RE.search(text):
         return None  # a bare label: "Pros", "1. Installation"
