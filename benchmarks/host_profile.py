@@ -215,9 +215,12 @@ class Version:
             replay.predict = t.wrap(replay.predict, "model (replayed)")
             nli._runtime = replay
             self.scorers[setup] = sc
-        rows = importlib_module(f"{self.pkg}.rows")
-        self.output_row = rows.output_row
-        self.json_line = importlib_module(f"{self.pkg}.io").json_line
+        rows, io_mod = importlib_module(f"{self.pkg}.rows"), importlib_module(f"{self.pkg}.io")
+        if hasattr(rows, "output_row"):
+            self.output_row = rows.output_row
+        else:  # a version whose row builder was io.output_row(line, raw, result)
+            self.output_row = lambda r, *, record, line: io_mod.output_row(line, record, r)
+        self.json_line = io_mod.json_line
 
     def clear_caches(self) -> None:
         """Empty the text caches and the tokenizer's id cache: every record is new."""
