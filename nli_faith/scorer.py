@@ -342,9 +342,12 @@ class FaithfulnessScorer:
         """Score an iterable of records lazily, ``block_size`` records per model pass.
 
         Yields one result per record, in order; memory stays bounded whatever the input
-        length. With ``n_process > 1`` the worker processes split and chunk the next block
-        while the model scores this one. Results equal :meth:`score_batch`'s on the same
-        blocks. ``labels`` (an iterable as long as ``records``) name records in warnings.
+        length. A block's results come once the next block was read. With ``n_process > 1``
+        the worker processes split and chunk the next block and decide the one before
+        while the model scores this one, so a block's results come once the next block was
+        scored. Results equal :meth:`score_batch`'s on the same blocks. ``labels`` (an
+        iterable as long as ``records``) name records in warnings. After :meth:`close`
+        an open stream goes on with new workers.
 
         Example:
             >>> scorer = FaithfulnessScorer(device="cpu")

@@ -191,10 +191,10 @@ def test_workers_see_a_planning_setting_changed_after_they_started(tiny_model_di
 
 
 def test_a_setting_changed_during_a_stream_reaches_its_workers(tiny_model_dir):
-    """Changed while a stream runs, a planning setting applies from the next block planned
-    (when a block's first result comes, the next block was scored and the one after it
-    planned), with workers as with one process; a stream still running when another call
-    forks new workers finishes on its own."""
+    """Changed while a stream runs, a planning setting applies from the next block planned:
+    when a block's first result comes, the next block was planned (in one process) or
+    scored, and the one after it planned (with workers). A stream still running when
+    another call forks new workers finishes on its own."""
     from nli_faith.engine.runner import usable_cpus
     from nli_faith.scorer import FaithfulnessScorer
 
@@ -211,12 +211,76 @@ def test_a_setting_changed_during_a_stream_reaches_its_workers(tiny_model_dir):
         got[n] = out + list(stream)
         scorer.close()
     plain = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
-    first = [r for k in (0, 8, 16) for r in plain.score_batch(recs[k : k + 8])]
+    old = [plain.score_batch(recs[k : k + 8]) for k in (0, 8, 16)]
     plain.chunk_tokens = 16
-    assert got[1] == got[2] == first + plain.score_batch(recs[24:])
-    assert got[1][24:] != FaithfulnessScorer(str(tiny_model_dir), device="cpu").score_batch(
-        recs[24:]
-    )  # the change did reach the last block
+    new = [plain.score_batch(recs[k : k + 8]) for k in (16, 24)]
+    assert got[1] == old[0] + old[1] + new[0] + new[1]
+    assert got[2] == old[0] + old[1] + old[2] + new[1]
+    default = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+    assert new[1] != default.score_batch(recs[24:])  # the change did reach the last block
+
+
+def test_a_blocks_reference_pass_uses_the_settings_it_was_decided_with(tiny_model_dir):
+    """A decision setting changed while a stream runs leaves the blocks already started
+    whole: their verdicts and their reference labels both with the settings of before."""
+    from nli_faith.engine.runner import usable_cpus
+    from nli_faith.scorer import FaithfulnessScorer
+
+    if usable_cpus() < 2:
+        pytest.skip("planning workers need at least 2 usable CPUs")
+    recs = [dict(r, reference="The tower was completed in 1889.") for r in records(24)]
+    for n in (1, 2):
+        scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+        stream = scorer.score_stream(iter(recs), block_size=8, n_process=n)
+        got = [next(stream)]
+        scorer.entail_threshold = 0.01
+        got += list(stream)
+        scorer.close()
+        plain = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+        before = plain.score_batch(recs[:16])
+        plain.entail_threshold = 0.01
+        after = plain.score_batch(recs[8:])
+        assert plain.score_batch(recs[:16]) != before  # the setting matters here
+        started_before = 8 if n == 1 else 16  # blocks started before the change
+        assert got[:started_before] == before[:started_before], n
+        assert got[started_before:] == after[started_before - 8 :], n
+
+
+def test_a_stream_goes_on_after_its_scorer_was_closed(tiny_model_dir):
+    """``close()`` while a stream with workers is open stops the workers; the stream then
+    finishes with new ones (and decides what the old ones left), with the same results."""
+    from nli_faith.engine.runner import usable_cpus
+    from nli_faith.scorer import FaithfulnessScorer
+
+    if usable_cpus() < 2:
+        pytest.skip("planning workers need at least 2 usable CPUs")
+    recs = records(40)
+    scorer = FaithfulnessScorer(str(tiny_model_dir), device="cpu")
+    want = scorer.score_batch(recs)
+    stream = scorer.score_stream(iter(recs), block_size=8, n_process=2)
+    got = [next(stream)]
+    scorer.close()
+    got += list(stream)
+    scorer.close()
+    assert got == want
+
+
+def test_an_input_error_keeps_the_blocks_already_scored(tiny_scorer):
+    """When reading the records fails, the stream has given every block whose next block
+    was read: in one process, the blocks before the one read ahead when it failed."""
+    recs = records(40)
+
+    def failing():
+        for k, r in enumerate(recs):
+            if k == 30:
+                raise OSError("the input broke off")
+            yield r
+
+    got = []
+    with pytest.raises(OSError, match="broke off"):
+        for r in tiny_scorer.score_stream(failing(), block_size=8):
+            got.append(r)
+    assert got == tiny_scorer.score_batch(recs[:16])
 
 
 def test_stream_blocks_equal_score_batch_per_block(tiny_scorer):

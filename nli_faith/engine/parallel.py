@@ -104,6 +104,7 @@ class PlanPool:
             )
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        self.closed = False
         _OPEN.add(self)
 
     def _chunksize(self, n: int) -> int:
@@ -133,6 +134,7 @@ class PlanPool:
 
     def close(self) -> None:
         """Stop the workers (call it from the thread that uses the pool)."""
+        self.closed = True
         if self in _OPEN:
             _OPEN.discard(self)
             self._pool.terminate()

@@ -78,6 +78,25 @@ class _Done:
         return self.value
 
 
+def _decide_all(parts: Parts, matrices: list[NLIMatrix]) -> list[Outcome]:
+    return [decide_outcome(parts, m, keep_exception=True) for m in matrices]
+
+
+@dataclass(frozen=True)
+class _Deciding:
+    """A block's decisions under way in ``pool``; if the pool is closed before they are
+    made (``scorer.close()`` while a stream is open), this process makes them."""
+
+    pool: PlanPool
+    pending: Any
+    here: Any
+
+    def get(self) -> list[Outcome]:
+        if self.pool.closed and not self.pending.ready():
+            return self.here()
+        return self.pending.get()
+
+
 @dataclass(frozen=True)
 class _Started:
     """A block scored by the model whose decisions may still be under way (``get()``)."""
@@ -170,28 +189,36 @@ class Runner:
     ) -> Any:
         """:meth:`run` in two steps: the model pass now; the decisions, with ``pool``, by
         its workers while this process goes on (the next block's model pass). The returned
-        object's ``get()`` waits for them and gives :meth:`run`'s outcomes."""
+        object's ``get()`` waits for them and gives :meth:`run`'s outcomes. The whole
+        block is decided with the settings of this call (a setting changed meanwhile
+        applies to later blocks), its reference pass too."""
+        parts = dataclasses.replace(self.parts)  # the settings of the moment, not later ones
         out: dict[int, Outcome] = {
             k: Outcome(error_result(p.error), failure=p, exception=p.exception)
             for k, p in enumerate(planned)
             if isinstance(p, Failed)
         }
         keys = [k for k, p in enumerate(planned) if isinstance(p, Planned)]
-        matrices = fill_isolated(self.parts, [planned[k].plan for k in keys], progress)
+        matrices = fill_isolated(parts, [planned[k].plan for k in keys], progress)
         scored = []
         for k, m in zip(keys, matrices):
             if isinstance(m, Exception):
                 out[k] = failed_outcome(m)
             else:
                 scored.append((k, m))
+        matrices = [m for _, m in scored]
         if pool is not None and len(scored) > 1:
-            decided = pool.decide_async([m for _, m in scored])
+            decided = _Deciding(
+                pool, pool.decide_async(matrices), partial(_decide_all, parts, matrices)
+            )
         else:
-            decided = _Done([decide_outcome(self.parts, m, keep_exception=True) for _, m in scored])
-        return _Started(partial(self._finish, planned, out, [k for k, _ in scored]), decided)
+            decided = _Done(_decide_all(parts, matrices))
+        finish = partial(self._finish, parts, planned, out, [k for k, _ in scored])
+        return _Started(finish, decided)
 
     def _finish(
         self,
+        parts: Parts,
         planned: Sequence[Planned | Failed],
         out: dict[int, Outcome],
         keys: list[int],
@@ -203,7 +230,7 @@ class Runner:
         refs = [p.reference if isinstance(p, Planned) else None for p in planned]
         if all(r is None for r in refs):
             return outcomes
-        checked = self.check_reference([o.result for o in outcomes], refs)
+        checked = self.check_reference([o.result for o in outcomes], refs, parts=parts)
         for k, (o, r) in enumerate(zip(outcomes, checked)):
             if r is not o.result:  # the reference pass labelled it, or failed on it
                 failure = o.failure if r.error is None else Failed(r.error, r.error, False)
@@ -249,14 +276,21 @@ class Runner:
     def _pipelined(
         self, blocks: Iterator[list[Planned | Failed]], n_process: int, progress: bool = False
     ) -> Iterator[Outcome]:
-        """Outcomes of ``blocks`` in order: each block's model pass runs while the workers
-        decide the block before it (and plan the ones after it)."""
+        """Outcomes of ``blocks`` in order. With workers, each block's model pass runs
+        while they decide the block before it (and plan the ones after it), so a block's
+        outcomes come once the next block was scored; in one process, as soon as they are
+        decided."""
         deciding: Any = None
         for block in blocks:
-            started = self.start(block, progress, pool=self._pool(n_process))
+            pool = self._pool(n_process)
+            started = self.start(block, progress, pool=pool)
             if deciding is not None:
                 yield from deciding.get()
-            deciding = started
+                deciding = None
+            if pool is None:  # decided already: nothing to overlap it with
+                yield from started.get()
+            else:
+                deciding = started
         if deciding is not None:
             yield from deciding.get()
 
@@ -297,11 +331,12 @@ class Runner:
         n_process: int = 1,
         labels: Iterable[str] | None = None,
     ) -> Iterator[FaithfulnessResult]:
-        """Results of ``records`` in order, ``block_size`` records per model pass; with
-        workers, the next block is planned, and the one before decided, while this one is
-        scored. So a block's results come once the next block was scored (and the one after
-        it read from ``records``). A setting changed while the stream runs applies from the
-        next block planned, the same with workers or without."""
+        """Results of ``records`` in order, ``block_size`` records per model pass. A
+        block's results come once the next block was read from ``records`` (and planned);
+        with workers, the next block is planned, and the one before decided, while this one
+        is scored, so its results come once the next block was scored too. A setting
+        changed while the stream runs applies from the next block started; the blocks
+        already started keep the settings they started with (their reference pass too)."""
         if not is_whole(block_size):
             raise OptionError(E_BLOCK_SIZE.format(block_size=block_size))
         n_process = check_n_process(n_process)
@@ -313,11 +348,16 @@ class Runner:
     # -- the reference pass --------------------------------------------------------------
 
     def check_reference(
-        self, results: Sequence[FaithfulnessResult], references: Sequence[str | None]
+        self,
+        results: Sequence[FaithfulnessResult],
+        references: Sequence[str | None],
+        *,
+        parts: Parts | None = None,
     ) -> list[FaithfulnessResult]:
         """Label each claim of ``results[k]`` that the context does not support by
         ``references[k]``, one model pass for all (see
         :meth:`~nli_faith.engine.stages.Stages.check_reference`)."""
+        parts = self.parts if parts is None else parts
         todo: list[tuple[int, list[int], int | Exception | None]] = []
         plans = []
         for k, (res, ref) in enumerate(zip(results, references, strict=True)):
@@ -327,12 +367,12 @@ class Runner:
             where: int | Exception | None = None
             if idx:
                 try:
-                    plans.append(plan_claims(self.parts, claims_of(res, idx), [ref]))
+                    plans.append(plan_claims(parts, claims_of(res, idx), [ref]))
                     where = len(plans) - 1
                 except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
                     where = err
             todo.append((k, idx, where))
-        checked = fill_isolated(self.parts, plans)
+        checked = fill_isolated(parts, plans)
         out = list(results)
         for k, idx, where in todo:
             try:
@@ -341,7 +381,7 @@ class Runner:
                 m = None if where is None else checked[where]
                 if isinstance(m, Exception):
                     raise m
-                against = None if m is None else aggregate(self.parts, m)
+                against = None if m is None else aggregate(parts, m)
                 out[k] = with_reference(out[k], idx, against)
             except Exception as err:  # noqa: BLE001 - the record's error, not the batch's
                 out[k] = error_result(describe(err))
