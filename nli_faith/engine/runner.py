@@ -83,9 +83,10 @@ def _decide_all(parts: Parts, matrices: list[NLIMatrix]) -> list[Outcome]:
 
 
 @dataclass(frozen=True)
-class _Deciding:
-    """A block's decisions under way in ``pool``; if the pool is closed before they are
-    made (``scorer.close()`` while a stream is open), this process makes them."""
+class _InPool:
+    """Work under way in ``pool`` (a block's plans or decisions); if the pool is closed
+    before it is done (``scorer.close()`` while a stream is open), this process does it
+    (``here``)."""
 
     pool: PlanPool
     pending: Any
@@ -208,7 +209,7 @@ class Runner:
                 scored.append((k, m))
         matrices = [m for _, m in scored]
         if pool is not None and len(scored) > 1:
-            decided = _Deciding(
+            decided = _InPool(
                 pool, pool.decide_async(matrices), partial(_decide_all, parts, matrices)
             )
         else:
@@ -304,11 +305,14 @@ class Runner:
         moment it is started (new workers if a planning setting changed)."""
         queued: deque[Any] = deque()
 
+        def plan_here(block: list) -> list[Planned | Failed]:
+            return [self.plan(item) for item in block]
+
         def start(block: list) -> Any:
             pool = self._pool(n_process)
             if pool is not None:
-                return pool.plan_async(block)
-            return _Done([self.plan(item) for item in block])
+                return _InPool(pool, pool.plan_async(block), partial(plan_here, block))
+            return _Done(plan_here(block))
 
         def refill() -> None:
             while len(queued) < ahead:
