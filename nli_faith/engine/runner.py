@@ -92,7 +92,7 @@ class _InPool:
     pending: Any
     here: Any
 
-    def get(self) -> list[Outcome]:
+    def get(self) -> list[Any]:
         if self.pool.closed and not self.pending.ready():
             return self.here()
         return self.pending.get()
@@ -187,7 +187,7 @@ class Runner:
         progress: bool = False,
         *,
         pool: PlanPool | None = None,
-    ) -> Any:
+    ) -> _Started:
         """:meth:`run` in two steps: the model pass now; the decisions, with ``pool``, by
         its workers while this process goes on (the next block's model pass). The returned
         object's ``get()`` waits for them and gives :meth:`run`'s outcomes. The whole
