@@ -69,6 +69,7 @@ BENCHMARKS = {
     "decision_fit": "benchmarks.decision_fit",
     "answer_decision_fit": "benchmarks.answer_decision_fit",
     "host_profile": "benchmarks.host_profile",
+    "model_feed": "benchmarks.model_feed",
 }
 
 

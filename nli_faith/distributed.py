@@ -25,6 +25,7 @@ Example (on a cluster: ``ray.init(address="auto")``):
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from collections.abc import Iterator
@@ -92,6 +93,7 @@ class _Scorer:
             )
         else:
             self.scorer = FaithfulnessScorer.from_config(config)
+        gc.freeze()  # the loaded scorer leaves the collector's full passes (PlanPool says why)
         self.json_column = json_column
         self.json_rows = json_rows
         self.schema = JSON_ROWS_SCHEMA() if json_rows else arrow_schema()

@@ -284,3 +284,27 @@ def test_nli_model_alone_computes_on_the_usable_cores(tiny_model_dir, torch_thre
     assert nli.threads == usable_cores() == torch_threads.get_num_threads()
     with pytest.raises(OptionError, match="threads must be a whole number of at least 1"):
         NLIModel(str(tiny_model_dir), device="cpu", threads=0)
+
+
+def test_packed_rows_pad_as_the_rows_themselves():
+    from nli_faith.nli.batching import TokenRows, pad_batch
+
+    rows = [[101, 5, 6, 7, 102], [101, 9, 102], [101] + list(range(1000, 1040)) + [102], [101]]
+    types = [[0] * len(r) for r in rows]
+    types[0][3:] = [1, 1]
+    packed = TokenRows.join(
+        [TokenRows.pack(rows[:2]), TokenRows.pack([]), TokenRows.pack(rows[2:])]
+    )
+    assert len(packed) == 4 and [x.tolist() for x in packed] == rows
+    sel = np.array([2, 0, 3])
+    got = pad_batch(packed, TokenRows.pack(types), sel, 32, 0, width=64)
+    assert got["input_ids"].shape == (3, 64) and got["input_ids"].dtype == np.int64
+    for k, i in enumerate(sel):  # cut at max_length, padded after, masked so
+        n = min(len(rows[i]), 32)
+        assert got["input_ids"][k, :n].tolist() == rows[i][:n]
+        assert not got["input_ids"][k, n:].any() and got["attention_mask"][k].sum() == n
+        assert got["token_type_ids"][k, :n].tolist() == types[i][:n]
+    # lists of ids give the same batch
+    same = pad_batch(rows, types, sel, 32, 0, width=64)
+    for name, value in got.items():
+        np.testing.assert_array_equal(same[name], value)

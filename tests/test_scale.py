@@ -418,3 +418,64 @@ def test_plan_pool_closes_even_when_the_parent_catches_sigterm(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert float(out.stdout.strip()) < 10
+
+
+def test_the_pool_waits_on_results_without_going_round(monkeypatch):
+    """The worker-handling thread of the pool sleeps while results are read: Python's
+    ``Pool`` woke it for every result waiting on the pipe, and it went round until the
+    result thread had read it (hundreds of turns for one large result)."""
+    import multiprocessing.pool as mpp
+
+    from nli_faith.engine.parallel import PlanPool
+
+    turns = []
+    wait = mpp.Pool._wait_for_updates
+    monkeypatch.setattr(
+        mpp.Pool,
+        "_wait_for_updates",
+        staticmethod(lambda *a, **k: (turns.append(1), wait(*a, **k))),
+    )
+    pool = PlanPool(lambda n: bytes(n), 2)
+    try:
+        before = len(turns)
+        sizes = pool.plan([40_000_000] * 6)  # each result takes a while to read
+        assert [len(b) for b in sizes] == [40_000_000] * 6
+        assert len(turns) - before < 12  # a turn when the task cache empties, not per read
+    finally:
+        pool.close()
+
+
+def test_forking_workers_freezes_the_heap_for_the_collector():
+    """What is alive when the workers are forked (the model above all) is left out of the
+    cyclic collector's full passes (``gc.freeze``): they would walk it on every pass."""
+    import gc
+
+    from nli_faith.engine.parallel import PlanPool
+
+    gc.unfreeze()
+    model = [object() for _ in range(1000)]  # stands in for what the scorer loaded
+    pool = PlanPool(lambda item: item, 2)
+    try:
+        assert gc.get_freeze_count() >= len(model)
+        assert pool.plan([1, 2, 3]) == [1, 2, 3]
+    finally:
+        pool.close()
+
+
+def test_token_ids_cross_to_the_model_process_as_arrays(tiny_scorer):
+    """A worker's encoding pickles as buffers (no Python int per token) and scores the same
+    after the trip."""
+    import pickle
+
+    from nli_faith.nli.batching import TokenRows
+
+    warranty = ("The warranty lasts 24 months from the date of purchase.", "It lasts two years.")
+    pairs = [warranty, ("Refunds are paid within 14 days.", "Refunds take two weeks."), warranty]
+    nli = tiny_scorer.nli
+    encoded = nli.encode(pairs)
+    assert isinstance(encoded.ids, TokenRows) and len(encoded.ids) == 2  # distinct pairs
+    blob = pickle.dumps(encoded, protocol=pickle.HIGHEST_PROTOCOL)
+    assert encoded.ids.values.tobytes() in blob  # the ids as one buffer
+    assert encoded.ids.values.nbytes == 4 * int(encoded.lengths.sum())
+    back = pickle.loads(blob)
+    np.testing.assert_array_equal(nli.predict_encoded(back), nli.predict(pairs))

@@ -15,8 +15,10 @@ Where ``fork`` is not available the planning stays in the calling process.
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing as mp
+import multiprocessing.pool
 import os
 import signal
 import sys
@@ -69,6 +71,20 @@ def _decide_one(item: Any) -> Any:
     return _DECIDE(item)
 
 
+class _Pool(multiprocessing.pool.Pool):
+    """multiprocessing's ``Pool`` whose worker-handling thread wakes when a worker exits or
+    the pool's state changes (as ``ThreadPool``'s does), not whenever a result waits on
+    the results pipe: it woke for those too and, until the result thread had read them,
+    went round again and again (thousands of turns per ``score_batch``, about a third of
+    the model process's CPU time per pair, and the GIL the model's loop needs;
+    ``benchmarks/host_profile.py``, section "Planning beside the model"). The pool still
+    learns of an emptied task cache (a closed pool's exit) and of ``terminate()`` through
+    its change notifier."""
+
+    def _get_sentinels(self) -> list:
+        return [self._change_notifier._reader]
+
+
 class PlanPool:
     """Worker processes forked from the parent that run ``plan`` on items, and ``decide``
     on what the parent scored.
@@ -97,10 +113,19 @@ class PlanPool:
         # Fork the workers with SIGTERM / SIGINT blocked (this thread's mask only; the
         # parent's other threads still take them): until ``_init_worker`` resets the
         # handlers, a worker would run the parent's handlers on them.
+        # What is alive now (the model, tokenizer, spaCy, torch: ~600,000 objects) leaves
+        # the cyclic collector's full passes, as Python's docs advise before a fork: the
+        # workers' collections then leave the pages they share with this process alone,
+        # and here a full pass no longer walks them all (~0.4 s each, a third of this
+        # process's CPU per pair when it feeds an accelerator; host_profile measures it).
+        gc.freeze()
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
         try:
-            self._pool = mp.get_context("fork").Pool(
-                n_process, initializer=_init_worker, initargs=(plan, decide)
+            self._pool = _Pool(
+                n_process,
+                initializer=_init_worker,
+                initargs=(plan, decide),
+                context=mp.get_context("fork"),
             )
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)

@@ -32,7 +32,7 @@ from nli_faith.errors import (
     NliFaithError,
     OptionError,
 )
-from nli_faith.nli.batching import PAD_MULTIPLE
+from nli_faith.nli.batching import PAD_MULTIPLE, TokenRows
 from nli_faith.nli.cross_encoder import cpu_has_native_bf16  # noqa: F401 - re-exported
 from nli_faith.nli.labels import LabelMap
 from nli_faith.nli.registry import known_names, resolve_model
@@ -54,8 +54,8 @@ class Encoded:
     pair (``index``)."""
 
     index: np.ndarray
-    ids: list[list[int]]
-    types: list[list[int]] | None
+    ids: TokenRows
+    types: TokenRows | None
     lengths: np.ndarray
     #: The :attr:`NLIModel.encoding_key` of the model that encoded them (a forked worker's
     #: copy has its parent's): ids are for that model's tokenizer and length only.
@@ -69,8 +69,10 @@ class Encoded:
         offsets = np.cumsum([0, *(len(e.ids) for e in parts)])
         return Encoded(
             np.concatenate([e.index + o for e, o in zip(parts, offsets)] or [np.zeros(0, int)]),
-            [x for e in parts for x in e.ids],
-            None if any(e.types is None for e in parts) else [x for e in parts for x in e.types],
+            TokenRows.join([e.ids for e in parts]),
+            None
+            if any(e.types is None for e in parts)
+            else TokenRows.join([e.types for e in parts]),
             np.concatenate([e.lengths for e in parts] or [np.zeros(0, np.int64)]),
             keys.pop() if len(keys) == 1 else "",
         )
@@ -278,7 +280,7 @@ class NLIModel:
             )
         if not pairs:
             empty = np.zeros(0, dtype=np.int64)
-            return Encoded(empty, [], None, empty, self.encoding_key)
+            return Encoded(empty, TokenRows.pack([]), None, empty, self.encoding_key)
         try:  # a pair that is not two strings fails here; it is looked for only then
             unique: dict[tuple[str, str], int] = {}
             index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
@@ -297,7 +299,8 @@ class NLIModel:
                 self.max_length,
             )
             self._truncate(uniq, too_long, ids, types, lengths)
-        return Encoded(index, ids, types, lengths, self.encoding_key)
+        packed_types = None if types is None else TokenRows.pack(types)
+        return Encoded(index, TokenRows.pack(ids), packed_types, lengths, self.encoding_key)
 
     def predict_encoded(
         self, encoded: Encoded, *, batch_size: int | None = None, show_progress_bar: bool = False

@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import queue
 import threading
@@ -224,6 +225,9 @@ class MicroBatcher:
             logger.exception("could not load the scorer")
             self._done.set()
             return
+        # The loaded scorer (~600,000 objects) leaves the cyclic collector's full passes,
+        # each of which would otherwise stall every request in flight for ~0.4 s.
+        gc.freeze()
         self._ready.set()
         self._done.set()
         if self.metrics is not None:
