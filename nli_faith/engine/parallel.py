@@ -114,10 +114,11 @@ class PlanPool:
         # parent's other threads still take them): until ``_init_worker`` resets the
         # handlers, a worker would run the parent's handlers on them.
         # What is alive now (the model, tokenizer, spaCy, torch: ~600,000 objects) leaves
-        # the cyclic collector's full passes, as Python's docs advise before a fork: the
-        # workers' collections then leave the pages they share with this process alone,
-        # and here a full pass no longer walks them all (~0.4 s each, a third of this
-        # process's CPU per pair when it feeds an accelerator; host_profile measures it).
+        # the cyclic collector's full passes while workers are open, as Python's docs
+        # advise before a fork: the workers' collections leave the pages they share with
+        # this process alone, and here a full pass no longer walks them all (~0.4 s each,
+        # 19 of the 45 µs of CPU per pair this process spent beside its workers;
+        # benchmarks: model_feed). The last pool closed gives them back (``close``).
         gc.freeze()
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
         try:
@@ -164,3 +165,5 @@ class PlanPool:
             _OPEN.discard(self)
             self._pool.terminate()
             self._pool.join()
+            if not _OPEN:  # what was frozen at the fork may be collected again
+                gc.unfreeze()
