@@ -483,3 +483,39 @@ def test_token_ids_cross_to_the_model_process_as_arrays(tiny_scorer):
     assert encoded.ids.values.nbytes == 4 * int(encoded.lengths.sum())
     back = pickle.loads(blob)
     np.testing.assert_array_equal(nli.predict_encoded(back), nli.predict(pairs))
+
+
+def test_the_cli_plans_in_workers_by_default_when_the_model_is_on_a_gpu(tmp_path, monkeypatch):
+    """Without ``--n-process``, ``nli-faith score`` asks for ``auto`` workers when the model
+    is on a GPU (which waits on the host) and plans in its own process on the CPU."""
+    from nli_faith.cli import score
+    from nli_faith.scorer import FaithfulnessScorer
+
+    asked = []
+    stream = FaithfulnessScorer.score_stream
+
+    def spy(self, records, **kw):
+        asked.append(kw["n_process"])
+        return stream(self, records, **kw)
+
+    monkeypatch.setattr(FaithfulnessScorer, "score_stream", spy)
+    rows = {}
+    for device in ("cpu", "cuda:0"):
+        made = score.scorer_from_args
+
+        def on(args, device=device, made=made):
+            scorer = made(args)
+            scorer.nli.device = device  # only the default reads it: the model stays here
+            return scorer
+
+        monkeypatch.setattr(score, "scorer_from_args", on)
+        out = tmp_path / f"{device}.jsonl"
+        assert cli(str(EXAMPLES), "-o", str(out)) == 0
+        rows[device] = [
+            [c["verdict"] for c in json.loads(x)["claims"]] for x in out.read_text().splitlines()
+        ]
+        monkeypatch.setattr(score, "scorer_from_args", made)
+    assert asked == [1, "auto"]
+    assert rows["cpu"] == rows["cuda:0"] and len(rows["cpu"]) == 5
+    assert cli(str(EXAMPLES), "-o", str(tmp_path / "n.jsonl"), "--n-process", "2") == 0
+    assert asked[-1] == 2

@@ -90,10 +90,10 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--n-process",
         type=_n_process,
-        default=1,
+        default=None,
         metavar="N",
         help="split and chunk records in N worker processes, ahead of the model; 'auto': "
-        "one per CPU but the model's (default 1)",
+        "one per CPU but the model's (default: 'auto' when the model runs on a GPU, else 1)",
     )
     g.add_argument(
         "--engine",
@@ -160,7 +160,8 @@ def run(args: argparse.Namespace) -> int:
     from nli_faith.rows import scored_row
 
     try:
-        check_n_process(args.n_process)
+        if args.n_process is not None:
+            check_n_process(args.n_process)
         check_input(args.input)
         check_paths(
             {"input": args.input, "--thresholds": args.thresholds},
@@ -172,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as err:  # the library's message; the flag is the CLI's to name
             raise ValueError(f"--resume: {with_code(err)}") from err
         scorer = scorer_from_args(args)
+        if args.n_process is None:  # the cores are the GPU's feed; on a CPU, the model's
+            args.n_process = default_n_process(scorer.nli.device)
     except (ValueError, OSError, NliFaithError) as err:  # pyarrow's errors are ValueErrors
         print(f"nli-faith score: error: {told(err)}", file=sys.stderr)
         return 2
@@ -215,6 +218,17 @@ def run(args: argparse.Namespace) -> int:
         scorer.close()
         gc.unfreeze()
     return outputs.finish()
+
+
+def default_n_process(device: str) -> int | str:
+    """``--n-process`` when it is not given: on a GPU the model waits for the host, so every
+    CPU but the model's plans (``auto``); on the CPU the model needs the cores itself.
+
+    Example:
+        >>> default_n_process("cuda:0"), default_n_process("cpu")
+        ('auto', 1)
+    """
+    return "auto" if str(device).startswith("cuda") else 1
 
 
 def _progress_bar(args: argparse.Namespace, *, total: int | None):
