@@ -476,7 +476,7 @@ def test_token_ids_cross_to_the_model_process_as_arrays(tiny_scorer):
     warranty = ("The warranty lasts 24 months from the date of purchase.", "It lasts two years.")
     pairs = [warranty, ("Refunds are paid within 14 days.", "Refunds take two weeks."), warranty]
     nli = tiny_scorer.nli
-    encoded = nli.encode(pairs)
+    encoded = nli.encode(pairs).packed()  # as a planning worker sends it
     assert isinstance(encoded.ids, TokenRows) and len(encoded.ids) == 2  # distinct pairs
     blob = pickle.dumps(encoded, protocol=pickle.HIGHEST_PROTOCOL)
     assert encoded.ids.values.tobytes() in blob  # the ids as one buffer

@@ -136,7 +136,8 @@ def encode_plan(parts: Parts, plan: Plan) -> Plan:
     ``plan``. Planning workers call it, so that the model's process only runs the model."""
     if parts.early_exit or not isinstance(parts.nli, NLIModel):
         return plan
-    return dataclasses.replace(plan, encoded=parts.nli.encode(plan_pairs(plan, plan.mask)))
+    encoded = parts.nli.encode(plan_pairs(plan, plan.mask)).packed()
+    return dataclasses.replace(plan, encoded=encoded)
 
 
 def _first_round(

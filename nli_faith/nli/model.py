@@ -9,6 +9,7 @@ ONNX Runtime (:mod:`nli_faith.nli.onnx`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import uuid
@@ -51,15 +52,24 @@ DEFAULT_BATCH_SIZE = 32
 class Encoded:
     """Pairs as token ids (:meth:`NLIModel.encode`): the distinct pairs' ``ids`` (and
     ``types``), their ``lengths``, and for each pair asked for, the row of its distinct
-    pair (``index``)."""
+    pair (``index``). The ids are lists of ints, or packed (:meth:`packed`) to cross
+    processes."""
 
     index: np.ndarray
-    ids: TokenRows
-    types: TokenRows | None
+    ids: list[list[int]] | TokenRows
+    types: list[list[int]] | TokenRows | None
     lengths: np.ndarray
     #: The :attr:`NLIModel.encoding_key` of the model that encoded them (a forked worker's
     #: copy has its parent's): ids are for that model's tokenizer and length only.
     key: str = ""
+
+    def packed(self) -> Encoded:
+        """The same encoding with its ids in :class:`TokenRows`: a planning worker's, sent
+        to the model's process as two buffers instead of a Python int per token."""
+        if isinstance(self.ids, TokenRows):
+            return self
+        types = None if self.types is None else TokenRows.pack(self.types)
+        return dataclasses.replace(self, ids=TokenRows.pack(self.ids), types=types)
 
     @staticmethod
     def join(parts: Sequence[Encoded]) -> Encoded:
@@ -69,13 +79,18 @@ class Encoded:
         offsets = np.cumsum([0, *(len(e.ids) for e in parts)])
         return Encoded(
             np.concatenate([e.index + o for e, o in zip(parts, offsets)] or [np.zeros(0, int)]),
-            TokenRows.join([e.ids for e in parts]),
-            None
-            if any(e.types is None for e in parts)
-            else TokenRows.join([e.types for e in parts]),
+            _join_rows([e.ids for e in parts]),
+            None if any(e.types is None for e in parts) else _join_rows([e.types for e in parts]),
             np.concatenate([e.lengths for e in parts] or [np.zeros(0, np.int64)]),
             keys.pop() if len(keys) == 1 else "",
         )
+
+
+def _join_rows(parts: list) -> list[list[int]] | TokenRows:
+    """Rows of ``parts`` in order: packed if all of them are, else as a list."""
+    if all(isinstance(p, TokenRows) for p in parts):
+        return TokenRows.join(parts)
+    return [row for p in parts for row in p]
 
 
 class NLIModel:
@@ -280,7 +295,7 @@ class NLIModel:
             )
         if not pairs:
             empty = np.zeros(0, dtype=np.int64)
-            return Encoded(empty, TokenRows.pack([]), None, empty, self.encoding_key)
+            return Encoded(empty, [], None, empty, self.encoding_key)
         try:  # a pair that is not two strings fails here; it is looked for only then
             unique: dict[tuple[str, str], int] = {}
             index = np.array([unique.setdefault(tuple(p), len(unique)) for p in pairs])
@@ -299,8 +314,7 @@ class NLIModel:
                 self.max_length,
             )
             self._truncate(uniq, too_long, ids, types, lengths)
-        packed_types = None if types is None else TokenRows.pack(types)
-        return Encoded(index, TokenRows.pack(ids), packed_types, lengths, self.encoding_key)
+        return Encoded(index, ids, types, lengths, self.encoding_key)
 
     def predict_encoded(
         self, encoded: Encoded, *, batch_size: int | None = None, show_progress_bar: bool = False
