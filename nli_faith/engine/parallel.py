@@ -117,7 +117,7 @@ class PlanPool:
         # the cyclic collector's full passes while workers are open, as Python's docs
         # advise before a fork: the workers' collections leave the pages they share with
         # this process alone, and here a full pass no longer walks them all (~0.4 s each,
-        # 19 of the 45 µs of CPU per pair this process spent beside its workers;
+        # about 20 of the 48 µs of CPU per pair this process spent beside its workers;
         # benchmarks: model_feed). The last pool closed gives them back (``close``).
         gc.freeze()
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
