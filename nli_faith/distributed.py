@@ -25,7 +25,6 @@ Example (on a cluster: ``ray.init(address="auto")``):
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 from collections.abc import Iterator
@@ -84,6 +83,7 @@ class _Scorer:
         thresholds: Thresholds | None = None,
         json_rows: bool = False,
     ) -> None:
+        from nli_faith.engine import heap
         from nli_faith.scorer import FaithfulnessScorer
 
         if thresholds is not None:  # read by the driver: the file need not be on this node
@@ -93,7 +93,7 @@ class _Scorer:
             )
         else:
             self.scorer = FaithfulnessScorer.from_config(config)
-        gc.freeze()  # the loaded scorer leaves the collector's full passes (PlanPool says why)
+        heap.freeze()  # the loaded scorer stays out of the collector's passes (engine.heap)
         self.json_column = json_column
         self.json_rows = json_rows
         self.schema = JSON_ROWS_SCHEMA() if json_rows else arrow_schema()

@@ -447,23 +447,58 @@ def test_the_pool_waits_on_results_without_going_round(monkeypatch):
 
 def test_forking_workers_freezes_the_heap_for_the_collector():
     """What is alive when the workers are forked (the model above all) is left out of the
-    cyclic collector's full passes (``gc.freeze``), which would walk it on every pass, until
-    the last pool is closed."""
+    cyclic collector's full passes (``gc.freeze``), which would walk it on every pass, and
+    given back when the pool closes; garbage of the moment is collected first, not held."""
     import gc
+    import weakref
 
-    from nli_faith.engine.parallel import _OPEN, PlanPool
+    from nli_faith.engine import heap
+    from nli_faith.engine.parallel import PlanPool
 
-    for other in list(_OPEN):  # pools other tests left open
-        other.close()
-    gc.unfreeze()
+    class Node:
+        pass
+
+    garbage = Node()
+    garbage.me = garbage  # a cycle: only the collector frees it
+    gone = weakref.ref(garbage)
+    del garbage
     model = [object() for _ in range(1000)]  # stands in for what the scorer loaded
+    held = heap.holders()
     pool = PlanPool(lambda item: item, 2)
     try:
-        assert gc.get_freeze_count() >= len(model)
+        assert gone() is None  # collected before the freeze
+        assert gc.get_freeze_count() >= len(model) and heap.holders() == held + 1
         assert pool.plan([1, 2, 3]) == [1, 2, 3]
     finally:
         pool.close()
-    assert gc.get_freeze_count() == 0  # the last pool closed: collected as before
+    assert heap.holders() == held
+    if held == 0:
+        assert gc.get_freeze_count() == 0  # the last holder gone: collected as before
+
+
+def test_a_holder_done_does_not_thaw_another_holders_freeze():
+    import gc
+
+    from nli_faith.engine import heap
+
+    held = heap.holders()
+    heap.freeze()  # e.g. the server
+    heap.freeze()  # e.g. planning workers forked while it runs
+    heap.thaw()
+    assert gc.get_freeze_count() > 0 and heap.holders() == held + 1
+    heap.thaw()
+    assert heap.holders() == held
+    if held == 0:
+        assert gc.get_freeze_count() == 0
+
+
+def test_a_scorer_whose_pool_was_closed_from_outside_forks_a_new_one(tiny_scorer):
+    recs = records(12)
+    want = tiny_scorer.score_batch(recs)
+    assert tiny_scorer.score_batch(recs, n_process=2) == want
+    for pool in list(tiny_scorer.runner._pools.values()):
+        pool.close()
+    assert tiny_scorer.score_batch(recs, n_process=2) == want
 
 
 def test_token_ids_cross_to_the_model_process_as_arrays(tiny_scorer):

@@ -231,6 +231,7 @@ def test_the_claim_limit_is_the_services_and_a_422(client):
 
 def test_metrics_count_requests_batches_and_pairs(client):
     client.post("/v1/score", json=SWAP, headers=AUTH)
+    assert client.post("/v1/score", json=SWAP).status_code == 401  # this test's own 401
     text = client.get("/metrics", headers=AUTH).text
     assert 'nli_faith_requests_total{endpoint="/v1/score",status="200"}' in text
     assert 'nli_faith_requests_total{endpoint="/v1/score",status="401"}' in text

@@ -9,7 +9,6 @@ after the last record an interrupted run wrote; ``--engine ray`` hands the file 
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 import time
 
@@ -149,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from collections import deque
 
+    from nli_faith.engine import heap
     from nli_faith.engine.runner import check_n_process
     from nli_faith.io import (
         check_input,
@@ -196,10 +196,10 @@ def run(args: argparse.Namespace) -> int:
 
     outputs = RunOutputs(args, resume=resume, say=bar.write)
     pairs0, t0 = scorer.nli.pairs_predicted, time.perf_counter()
-    # The loaded scorer leaves the collector's full passes while the run lasts: walking it
-    # took about a seventh of the host's time per pair in one process (benchmarks:
-    # model_feed).
-    gc.freeze()
+    # The loaded scorer stays out of the collector's full passes while the run lasts:
+    # walking it took about a ninth of the host's time per pair in one process
+    # (nli_faith.engine.heap; benchmarks: model_feed).
+    heap.freeze()
     try:
         stream = scorer.score_stream(
             feed(), block_size=BLOCK, n_process=args.n_process, labels=labels()
@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
         outputs.close()
         bar.close()
         scorer.close()
-        gc.unfreeze()
+        heap.thaw()
     return outputs.finish()
 
 

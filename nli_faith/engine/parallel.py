@@ -15,7 +15,6 @@ Where ``fork`` is not available the planning stays in the calling process.
 
 from __future__ import annotations
 
-import gc
 import logging
 import multiprocessing as mp
 import multiprocessing.pool
@@ -24,6 +23,8 @@ import signal
 import sys
 from collections.abc import Callable
 from typing import Any
+
+from nli_faith.engine import heap
 
 logger = logging.getLogger(__name__)
 
@@ -110,16 +111,12 @@ class PlanPool:
         decide: Callable[[Any], Any] | None = None,
     ) -> None:
         self.n_process = n_process
+        # What is alive now (the model above all) stays out of the collector's full
+        # passes while the workers are open (:mod:`~nli_faith.engine.heap` says why).
+        heap.freeze()
         # Fork the workers with SIGTERM / SIGINT blocked (this thread's mask only; the
         # parent's other threads still take them): until ``_init_worker`` resets the
         # handlers, a worker would run the parent's handlers on them.
-        # What is alive now (the model, tokenizer, spaCy, torch: ~600,000 objects) leaves
-        # the cyclic collector's full passes while workers are open, as Python's docs
-        # advise before a fork: the workers' collections leave the pages they share with
-        # this process alone, and here a full pass no longer walks them all (~0.4 s each,
-        # about 20 of the 48 µs of CPU per pair this process spent beside its workers;
-        # benchmarks: model_feed). The last pool closed gives them back (``close``).
-        gc.freeze()
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
         try:
             self._pool = _Pool(
@@ -128,6 +125,9 @@ class PlanPool:
                 initargs=(plan, decide),
                 context=mp.get_context("fork"),
             )
+        except BaseException:
+            heap.thaw()
+            raise
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         self.closed = False
@@ -165,5 +165,4 @@ class PlanPool:
             _OPEN.discard(self)
             self._pool.terminate()
             self._pool.join()
-            if not _OPEN:  # what was frozen at the fork may be collected again
-                gc.unfreeze()
+            heap.thaw()

@@ -145,7 +145,9 @@ class Runner:
         if n_process == 1 or not fork_available():
             return None
         kept = self._pools.get(n_process)
-        if kept is not None and self._forked_with[n_process] != _settings(self.parts):
+        if kept is not None and kept.closed:  # closed from outside (PlanPool.close): fork anew
+            kept = None
+        elif kept is not None and self._forked_with[n_process] != _settings(self.parts):
             kept.retire()
             self._retired.append(kept)
             kept = None

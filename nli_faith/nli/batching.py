@@ -74,13 +74,18 @@ class TokenRows:
     def padded(self, sel: np.ndarray, width: int, fill: int, max_length: int) -> np.ndarray:
         """The rows ``sel`` as an int64 array ``width`` wide (at least their longest, cut at
         ``max_length``), right-padded with ``fill``."""
-        lengths = np.minimum(self.lengths[sel], max_length)
+        starts = self.offsets[sel]
+        lengths = np.minimum(self.offsets[np.asarray(sel) + 1] - starts, max_length)
         width = max(int(lengths.max()), width)
         cols = np.arange(width)
         inside = cols[None, :] < lengths[:, None]
         out = np.full((len(sel), width), fill, dtype=np.int64)
-        out[inside] = self.values[(self.offsets[sel][:, None] + cols[None, :])[inside]]
+        out[inside] = self.values[(starts[:, None] + cols[None, :])[inside]]
         return out
+
+    def lengths_of(self, sel: np.ndarray) -> np.ndarray:
+        """The lengths of the rows ``sel`` (without a pass over all rows)."""
+        return self.offsets[np.asarray(sel) + 1] - self.offsets[sel]
 
 
 def batch_plan(
@@ -130,8 +135,9 @@ def pad_batch(
         ids = TokenRows.pack([ids[i] for i in sel])
         types = None if types is None else TokenRows.pack([types[i] for i in sel])
         sel = np.arange(len(sel))
+
     input_ids = ids.padded(sel, width or 0, pad_id, max_length)
-    lengths = np.minimum(ids.lengths[sel], max_length)
+    lengths = np.minimum(ids.lengths_of(sel), max_length)
     batch = {
         "input_ids": input_ids,
         "attention_mask": (np.arange(input_ids.shape[1])[None, :] < lengths[:, None]).astype(

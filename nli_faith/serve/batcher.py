@@ -28,7 +28,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import queue
 import threading
@@ -37,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from nli_faith.engine import heap
 from nli_faith.engine.failures import Failed
 from nli_faith.engine.plan import Planned
 from nli_faith.engine.runner import Outcome
@@ -225,10 +225,16 @@ class MicroBatcher:
             logger.exception("could not load the scorer")
             self._done.set()
             return
-        # The loaded scorer (~600,000 objects) leaves the cyclic collector's full passes
-        # while the server runs; each would otherwise stall the requests in flight for
-        # ~0.4 s (``close`` gives them back).
-        gc.freeze()
+        # The loaded scorer stays out of the collector's full passes while the server
+        # runs: each would stall the requests in flight (:mod:`~nli_faith.engine.heap`).
+        heap.freeze()
+        try:
+            self._serve()
+        finally:
+            heap.thaw()
+
+    def _serve(self) -> None:
+        """Take requests until ``close()``; then score what is still queued."""
         self._ready.set()
         self._done.set()
         if self.metrics is not None:
@@ -277,7 +283,6 @@ class MicroBatcher:
                 if not item.cancelled:
                     self._plan(item)
                     self._deliver([item], self._score_jobs([item], planned=True))
-        gc.unfreeze()
 
     def _plan(self, job: _Job) -> int:
         """Plan each record of ``job`` through the runner (a failure is kept as its plan);
