@@ -15,6 +15,7 @@ Where ``fork`` is not available the planning stays in the calling process.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import multiprocessing as mp
 import multiprocessing.pool
@@ -35,6 +36,14 @@ _DECIDE: Any = None
 #: may run in one of the pool's own threads and deadlock it; they close explicitly
 #: (:meth:`PlanPool.close`, ``FaithfulnessScorer.close``) or at interpreter exit.
 _OPEN: set[PlanPool] = set()
+
+
+@atexit.register
+def _close_open_pools() -> None:
+    """At interpreter exit, before modules are torn down: close the pools left open, which
+    would otherwise be dropped half-dismantled ("Exception ignored in: Pool.__del__")."""
+    for pool in list(_OPEN):
+        pool.close()
 
 
 def fork_available() -> bool:
