@@ -52,6 +52,8 @@ def add_arguments(p, name: str) -> None:
         choices=["ranked", "covering"],
         help="default: the scorer's",
     )
+    p.add_argument("--entail-threshold", type=float, default=None, help="default: the model's")
+    p.add_argument("--contradict-threshold", type=float, default=None, help="default: the model's")
     p.add_argument(
         "--faith-sets",
         nargs="*",
@@ -208,9 +210,15 @@ def run(args, bench) -> Outcome:
     rag = [] if args.skip_ragtruth else _read(data / "ragtruth_train_labelled.jsonl", args.limit)
     hot = [] if args.skip_hotpot else _read(data / "halueval_qa.jsonl", args.limit)
 
-    options = (
-        {} if args.composite_premise is None else {"composite_premise": args.composite_premise}
-    )
+    options = {
+        name: value
+        for name, value in (
+            ("composite_premise", args.composite_premise),
+            ("entail_threshold", args.entail_threshold),
+            ("contradict_threshold", args.contradict_threshold),
+        )
+        if value is not None
+    }
     scorer = FaithfulnessScorer(args.model, device="cpu", granularity=args.granularity, **options)
     cache = CachedNLI(scorer.nli)
     if args.nli_cache.is_file():
