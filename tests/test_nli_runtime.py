@@ -296,6 +296,9 @@ def test_packed_rows_pad_as_the_rows_themselves():
         [TokenRows.pack(rows[:2]), TokenRows.pack([]), TokenRows.pack(rows[2:])]
     )
     assert len(packed) == 4 and [x.tolist() for x in packed] == rows
+    assert packed[-1].tolist() == rows[-1]  # as a list indexes
+    with pytest.raises(IndexError):
+        packed[4]
     sel = np.array([2, 0, 3])
     got = pad_batch(packed, TokenRows.pack(types), sel, 32, 0, width=64)
     assert got["input_ids"].shape == (3, 64) and got["input_ids"].dtype == np.int64

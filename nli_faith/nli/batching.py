@@ -62,6 +62,10 @@ class TokenRows:
         return len(self.offsets) - 1
 
     def __getitem__(self, k: int) -> np.ndarray:
+        n = len(self)
+        if not -n <= k < n:
+            raise IndexError(f"row {k} of {n}")
+        k %= n
         return self.values[self.offsets[k] : self.offsets[k + 1]]
 
     def __iter__(self) -> Iterator[np.ndarray]:
