@@ -307,7 +307,10 @@ def test_packed_rows_pad_as_the_rows_themselves():
         assert got["input_ids"][k, :n].tolist() == rows[i][:n]
         assert not got["input_ids"][k, n:].any() and got["attention_mask"][k].sum() == n
         assert got["token_type_ids"][k, :n].tolist() == types[i][:n]
-    # lists of ids give the same batch
-    same = pad_batch(rows, types, sel, 32, 0, width=64)
-    for name, value in got.items():
-        np.testing.assert_array_equal(same[name], value)
+    # lists of ids give the same batch, and so do packed ids with listed types
+    for same in (
+        pad_batch(rows, types, sel, 32, 0, width=64),
+        pad_batch(packed, types, sel, 32, 0, width=64),
+    ):
+        for name, value in got.items():
+            np.testing.assert_array_equal(same[name], value)

@@ -135,13 +135,9 @@ def pad_batch(
 
     A pair longer than ``max_length`` keeps its first ``max_length`` tokens.
     """
-    if not isinstance(ids, TokenRows):
-        ids = TokenRows.pack([ids[i] for i in sel])
-        types = None if types is None else TokenRows.pack([types[i] for i in sel])
-        sel = np.arange(len(sel))
-
-    input_ids = ids.padded(sel, width or 0, pad_id, max_length)
-    lengths = np.minimum(ids.lengths_of(sel), max_length)
+    ids, id_rows = _rows(ids, sel)
+    input_ids = ids.padded(id_rows, width or 0, pad_id, max_length)
+    lengths = np.minimum(ids.lengths_of(id_rows), max_length)
     batch = {
         "input_ids": input_ids,
         "attention_mask": (np.arange(input_ids.shape[1])[None, :] < lengths[:, None]).astype(
@@ -149,5 +145,16 @@ def pad_batch(
         ),
     }
     if types is not None:
-        batch["token_type_ids"] = types.padded(sel, input_ids.shape[1], 0, max_length)
+        types, type_rows = _rows(types, sel)
+        batch["token_type_ids"] = types.padded(type_rows, input_ids.shape[1], 0, max_length)
     return batch
+
+
+def _rows(
+    rows: TokenRows | Sequence[Sequence[int]], sel: np.ndarray
+) -> tuple[TokenRows, np.ndarray]:
+    """``rows`` packed, and where the rows ``sel`` are in it: lists are packed for ``sel``
+    alone (no pass over the other rows)."""
+    if isinstance(rows, TokenRows):
+        return rows, sel
+    return TokenRows.pack([rows[i] for i in sel]), np.arange(len(sel))
