@@ -28,9 +28,9 @@ TOC_RESPONSE = (
 TOC_CONTEXT = "The document contains a section '5.6 Session Management' and '5.7 Token Refresh'."
 
 
-def warranty(n: int, unit: str) -> SingleTurnSample:
+def warranty(n: int, unit: str, question: str = "How long is the warranty?") -> SingleTurnSample:
     return SingleTurnSample(
-        user_input="How long is the warranty?",
+        user_input=question,
         response=f"The warranty lasts {n} {unit}.",
         retrieved_contexts=["Warranty: the device is covered for 24 months from purchase."],
     )
@@ -52,7 +52,10 @@ def test_ragas_evaluate_with_no_llm_and_no_embeddings(bundled_scorer, batches):
         response=TOC_RESPONSE,
         retrieved_contexts=[TOC_CONTEXT],
     )
-    dataset = EvaluationDataset(samples=[warranty(24, "months"), warranty(36, "months"), toc])
+    ask = "What is the warranty period?"  # samples of this test alone: none cached before it
+    dataset = EvaluationDataset(
+        samples=[warranty(24, "months", ask), warranty(36, "months", ask), toc]
+    )
     strict = NLIFaithfulness(scorer=bundled_scorer)
     lenient = NLIFaithfulness(scorer=bundled_scorer, score_type="lenient")
     soft = NLIFaithfulness(scorer=bundled_scorer, score_type="soft")

@@ -107,7 +107,8 @@ def test_telemetry_env_is_set() -> None:
     assert os.environ.get("ORT_DISABLE_TELEMETRY") is not None
 
 
-def test_fp32_export_matches_torch(model_dir, cache_dir, batch, torch_logits) -> None:
+def test_fp32_export_matches_torch(model_dir, tmp_path, batch, torch_logits) -> None:
+    cache_dir = tmp_path / "onnx-cache"  # its own: the export happens here, whatever ran before
     session = OnnxSession(model_dir, quantize=False, cache_dir=cache_dir, num_threads=1)
     assert session.source == "exported"
     assert session.path.parent == cache_dir and session.path.is_file()
@@ -121,6 +122,7 @@ def test_fp32_export_matches_torch(model_dir, cache_dir, batch, torch_logits) ->
 
 
 def test_int8_export_close_to_torch(model_dir, cache_dir, batch, torch_logits) -> None:
+    OnnxSession(model_dir, quantize=False, cache_dir=cache_dir, num_threads=1)  # fp32 beside it
     session = OnnxSession(model_dir, cache_dir=cache_dir, num_threads=1)
     assert session.path.name.endswith("model_int8.onnx")
     probs, want = _softmax(session.run(batch)), _softmax(torch_logits)
@@ -188,8 +190,9 @@ def test_stale_shipped_file_is_ignored(model_dir, cache_dir, tmp_path) -> None:
     (shipped_dir / "onnx").mkdir()
     (shipped_dir / "onnx" / "model.onnx").write_bytes(b"not a model")
     (shipped_dir / "onnx" / "model.onnx.json").write_text('{"weights_sha256": "0000"}')
+    OnnxSession(model_dir, quantize=False, cache_dir=cache_dir, num_threads=1)  # exported here
     session = OnnxSession(shipped_dir, quantize=False, cache_dir=cache_dir, num_threads=1)
-    assert session.source == "cache"  # same weights as model_dir, exported earlier
+    assert session.source == "cache"  # same weights as model_dir, exported before
 
 
 def test_export_onnx_returns_path(model_dir, tmp_path) -> None:
