@@ -60,15 +60,19 @@ def heavy_record(k: int) -> dict:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("serve")
+    srv = _start(tmp_path_factory.mktemp("serve"))
+    yield srv
+    srv.stop()
+
+
+def _start(tmp):
+    """The server these tests talk to: the guardrail set-up, two keys, small limits."""
     keys = tmp / "keys.txt"
     keys.write_text(f"# test keys\n{KEYS[0]}\n\n{KEYS[1]}\n")
     args = ["--guardrail", "--block-on-contradiction", "--api-key-file", str(keys)]
     for flag, value in LIMITS.items():
         args += [flag, str(value)]
-    srv = ServerProcess.start(args, tmp / "server.log")
-    yield srv
-    srv.stop()
+    return ServerProcess.start(args, tmp / "server.log")
 
 
 @pytest.fixture(scope="module")
@@ -367,19 +371,33 @@ def test_batch_shape_and_size_limits(client):
 def test_log_lines_have_counts_but_no_text_and_no_key(client, server):
     client.post("/v1/score", json={**SWAP, "response": f"{SECRET_TEXT} is blue."}, headers=AUTH)
     client.post("/v1/score", json=SWAP, headers={"Authorization": "Bearer not-a-key"})
-    log = server.log_text()
-    lines = [json.loads(x) for x in log.splitlines() if x.startswith('{"event": "request"')]
+
+    def lines() -> list[dict]:
+        log = server.log_text()
+        return [json.loads(x) for x in log.splitlines() if x.startswith('{"event": "request"')]
+
+    # a request's line is written as its reply goes out: the last one may come a moment later
+    wait_until(lambda: any(x["status"] == 401 for x in lines()), timeout=30, what="the 401 line")
+    log, lines = server.log_text(), lines()
     scored = [x for x in lines if x["status"] == 200 and x["path"] == "/v1/score"]
     assert scored and all({"request_id", "latency_ms", "claims", "pairs"} <= set(x) for x in scored)
-    assert any(x["status"] == 401 for x in lines)
     assert SECRET_TEXT not in log
     assert not any(k in log for k in KEYS) and "not-a-key" not in log
 
 
-# -- shutdown (keep last: it stops the module's server) ----------------------------------
+# -- shutdown ----------------------------------------------------------------------------
 
 
-def test_sigterm_finishes_the_request_in_flight(client, server):
+@pytest.fixture
+def own_server(tmp_path):
+    """A server of this test's own, which it stops: the others keep the module's."""
+    srv = _start(tmp_path)
+    yield srv
+    srv.stop()
+
+
+def test_sigterm_finishes_the_request_in_flight(own_server):
+    server = own_server
     records = [heavy_record(k) for k in range(4)]
     reply: dict = {}
 
@@ -394,7 +412,8 @@ def test_sigterm_finishes_the_request_in_flight(client, server):
         text = client.get("/metrics", headers=AUTH).text
         return metric(text, "nli_faith_requests_in_flight") == 1
 
-    wait_until(in_flight, timeout=30, interval=0.005, what="the request in flight")
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        wait_until(in_flight, timeout=30, interval=0.005, what="the request in flight")
     server.proc.send_signal(signal.SIGTERM)
     sender.join(120)
     # uvicorn re-raises the signal once shut down: the conventional "ended by SIGTERM"
