@@ -87,7 +87,7 @@ class _Pool(multiprocessing.pool.Pool):
     the results pipe: it woke for those too and, until the result thread had read them,
     went round again and again (thousands of turns per ``score_batch``, about a third of
     the model process's CPU time per pair, and the GIL the model's loop needs;
-    ``benchmarks/host_profile.py``, section "Planning beside the model"). The pool still
+    ``benchmarks/model_feed.py``). The pool still
     learns of an emptied task cache (a closed pool's exit) and of ``terminate()`` through
     its change notifier."""
 

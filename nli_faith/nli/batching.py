@@ -31,7 +31,7 @@ class TokenRows:
 
     Example:
         >>> rows = TokenRows.pack([[101, 7, 102], [101, 102]])
-        >>> len(rows), rows[1].tolist(), rows.lengths.tolist()
+        >>> len(rows), rows[1].tolist(), rows.lengths_of(np.array([0, 1])).tolist()
         (2, [101, 102], [3, 2])
         >>> TokenRows.join([rows, TokenRows.pack([[5]])])[2].tolist()
         [5]
@@ -71,25 +71,18 @@ class TokenRows:
     def __iter__(self) -> Iterator[np.ndarray]:
         return (self[k] for k in range(len(self)))
 
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
+    def lengths_of(self, sel: np.ndarray) -> np.ndarray:
+        """The lengths of the rows ``sel`` (without a pass over all rows)."""
+        return self.offsets[sel + 1] - self.offsets[sel]
 
-    def padded(self, sel: np.ndarray, width: int, fill: int, max_length: int) -> np.ndarray:
-        """The rows ``sel`` as an int64 array ``width`` wide (at least their longest, cut at
-        ``max_length``), right-padded with ``fill``."""
-        starts = self.offsets[sel]
-        lengths = np.minimum(self.offsets[np.asarray(sel) + 1] - starts, max_length)
-        width = max(int(lengths.max()), width)
+    def padded(self, sel: np.ndarray, lengths: np.ndarray, width: int, fill: int) -> np.ndarray:
+        """The first ``lengths`` ids of the rows ``sel`` as an int64 array ``width`` wide,
+        right-padded with ``fill``."""
         cols = np.arange(width)
         inside = cols[None, :] < lengths[:, None]
         out = np.full((len(sel), width), fill, dtype=np.int64)
-        out[inside] = self.values[(starts[:, None] + cols[None, :])[inside]]
+        out[inside] = self.values[(self.offsets[sel][:, None] + cols[None, :])[inside]]
         return out
-
-    def lengths_of(self, sel: np.ndarray) -> np.ndarray:
-        """The lengths of the rows ``sel`` (without a pass over all rows)."""
-        return self.offsets[np.asarray(sel) + 1] - self.offsets[sel]
 
 
 def batch_plan(
@@ -135,18 +128,16 @@ def pad_batch(
 
     A pair longer than ``max_length`` keeps its first ``max_length`` tokens.
     """
-    ids, id_rows = _rows(ids, sel)
-    input_ids = ids.padded(id_rows, width or 0, pad_id, max_length)
-    lengths = np.minimum(ids.lengths_of(id_rows), max_length)
+    ids, rows = _rows(ids, sel)
+    lengths = np.minimum(ids.lengths_of(rows), max_length)  # a pair's types are as long
+    width = max(int(lengths.max()), width or 0)
     batch = {
-        "input_ids": input_ids,
-        "attention_mask": (np.arange(input_ids.shape[1])[None, :] < lengths[:, None]).astype(
-            np.int64
-        ),
+        "input_ids": ids.padded(rows, lengths, width, pad_id),
+        "attention_mask": (np.arange(width)[None, :] < lengths[:, None]).astype(np.int64),
     }
     if types is not None:
-        types, type_rows = _rows(types, sel)
-        batch["token_type_ids"] = types.padded(type_rows, input_ids.shape[1], 0, max_length)
+        types, rows = _rows(types, sel)
+        batch["token_type_ids"] = types.padded(rows, lengths, width, 0)
     return batch
 
 
@@ -156,5 +147,5 @@ def _rows(
     """``rows`` packed, and where the rows ``sel`` are in it: lists are packed for ``sel``
     alone (no pass over the other rows)."""
     if isinstance(rows, TokenRows):
-        return rows, sel
+        return rows, np.asarray(sel)
     return TokenRows.pack([rows[i] for i in sel]), np.arange(len(sel))
