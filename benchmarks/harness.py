@@ -70,6 +70,7 @@ BENCHMARKS = {
     "answer_decision_fit": "benchmarks.answer_decision_fit",
     "host_profile": "benchmarks.host_profile",
     "model_feed": "benchmarks.model_feed",
+    "model_bound": "benchmarks.model_bound",
 }
 
 

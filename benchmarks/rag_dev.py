@@ -282,6 +282,14 @@ def run(args, bench) -> Outcome:
     lines += ["", f"Claim verdicts inside the faithful answers: {counts}", ""]
     figures["no in faithful answers"] = verdicts.get("no", 0)
     figures["idk in faithful answers"] = verdicts.get("idk", 0)
+    if len({r["label"] for r in rag}) == 2:
+        from .decision_ceiling import ceiling_lines, ceilings
+
+        found = ceilings(rag_out, rag, features_of(scorer, rag_in, rag_out))
+        data_out["decision_ceilings"] = found
+        lines += [*ceiling_lines(found), ""]
+        best = found["logistic, all features, in-sample"][0]
+        figures["RAGTruth F1 ceiling (logistic, in-sample)"] = best["f1"]
 
     if hot:
         hl = [1 if h["label"] == "entailment" else 0 for h in hot]

@@ -342,3 +342,74 @@ def test_answer_decision_fit_decides_a_held_out_dataset():
     for variant in VARIANTS:
         flags, t = decide(variant, train, test)
         assert flags == [r["label"] == 0 for r in test] and 0 < t < 1, variant
+
+
+def test_model_bound_times_the_forwards_and_counts_their_tokens(bundled_scorer):
+    from benchmarks.model_bound import TimedForward, matmul_rate
+
+    nli = bundled_scorer.stages.parts.nli
+    runtime = nli._runtime
+    pairs = [
+        (
+            "The warranty lasts 24 months from the date of purchase.",
+            "The warranty lasts two years.",
+        ),
+        ("Delivery is free on orders over $50.", "Delivery costs nothing above $50."),
+        ("Paris is the capital of France.", "Paris is in Germany."),
+    ]
+    want = nli.predict(pairs)
+    enc = nli.encode(pairs)
+    with TimedForward(runtime) as fwd:
+        got = nli.predict_encoded(enc)
+    assert "_probabilities" not in vars(runtime)  # the class's forward again afterwards
+    np.testing.assert_array_equal(got, want)  # timing the forward changes nothing it returns
+    lengths = np.asarray(enc.lengths)
+    assert fwd.batches >= 1 and fwd.seconds > 0
+    assert fwd.tokens == int(lengths.sum())
+    assert fwd.tokens_sq == int((lengths * lengths).sum())
+    assert fwd.padded >= fwd.tokens and fwd.padded_sq >= fwd.tokens_sq
+    assert fwd.padded % 32 == 0  # each batch is padded to a multiple of the padding block
+    rates = matmul_rate(nli.torch_model, rows=64, repeats=2)
+    cfg = nli.torch_model.config
+    h, i = cfg.hidden_size, cfg.intermediate_size
+    assert {f"64x{h}x{h}", f"64x{h}x{i}", f"64x{i}x{h}"} <= set(rates)
+    assert all(r > 0 for r in rates.values())
+
+
+def test_decision_ceiling_scans_thresholds_and_fits_in_sample_and_by_source():
+    from types import SimpleNamespace as NS
+
+    from benchmarks.decision_ceiling import FEATURES, answer_features, ceilings, threshold_scan
+    from benchmarks.rag_dev import prf
+
+    def claim(pe, verdict, pc=0.1):
+        return NS(p_entail=pe, p_contradict=pc, verdict=verdict)
+
+    # a threshold's F1, precision and recall are those of rag_dev's own counting
+    scores, halluc = [0.9, 0.2, 0.7, 0.4, 0.1], [1, 0, 1, 1, 0]
+    scan = threshold_scan(scores, halluc)
+    assert len(scan) == len(set(scores))  # every threshold flags a hallucinated answer
+    for t, (f1, p, r) in zip(sorted(scores), scan):
+        got = prf([1 - y for y in halluc], [x >= t for x in scores])
+        assert (got["f1"], got["precision"], got["recall"]) == tuple(
+            round(100 * v, 1) for v in (f1, p, r)
+        )
+    feats = answer_features(NS(claims=[claim(0.9, "yes"), claim(0.3, "idk", 0.6)]), "QA")
+    assert dict(zip(FEATURES, feats)) == {
+        "lowest P(entail)": 0.3, "mean P(entail)": 0.6, "second-lowest P(entail)": 0.9,
+        "highest P(contradict)": 0.6, "claims not yes": 1.0, "share not yes": 0.5,
+        "claims no": 0.0, "claims": 2.0, "QA task": 1.0,
+    }  # fmt: skip
+    # hallucinated answers hold one weak claim: the lowest P(entail) separates them exactly
+    results, records = [], []
+    for k in range(40):
+        bad = k % 3 == 0
+        results.append(
+            NS(claims=[claim(0.95, "yes"), claim(0.2 if bad else 0.8, "idk" if bad else "yes")])
+        )
+        records.append({"label": 0 if bad else 1, "task_type": "QA", "source_id": str(k // 4)})
+    found = ceilings(results, records)
+    assert found["lowest P(entail) alone, in-sample"][0]["f1"] == 100.0
+    assert found["claims alone, in-sample"][0]["precision"] < 100.0  # every answer has 2 claims
+    assert found["logistic, all features, in-sample"][0]["f1"] == 100.0
+    assert found["logistic, cross-validated by source"][0]["recall"] > 0
