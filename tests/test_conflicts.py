@@ -75,3 +75,40 @@ def test_the_issue_examples_with_the_bundled_model(bundled_scorer):
         claim = bundled_scorer.score(text, ctx).claims[0]
         assert claim.verdict == "no", text
         assert claim.decision_note.startswith("conflict: number: 'thirty-six months'"), text
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # a name the sentence lacks, and a place and a weekday it names elsewhere
+        ("Abdirahman Sheik Mohamud, a naturalised US citizen, has pleaded not guilty to "
+         "federal charges.",
+         "A naturalized U.S. citizen pleaded not guilty in Ohio Friday to federal charges."),
+        # a weekday is a date, not a name
+        ("The remains belonged to Jonathan Camilien, who was known to Colina.",
+         "The remains of Jonathan Camilien were found on Monday."),
+        # the same name, with its possessive on both sides
+        ("Tapper will join ABC's George Stephanopoulos on Sunday mornings.",
+         "Tapper joins ABC's George Stephanopoulos, who anchors on Sunday mornings."),
+        # a shorter form of the same name
+        ("The duet was sung by Pam Veasey.", "The duet was sung by Pamela Renea Veasey."),
+        # the same name, its stop word read on one side only
+        ("The concert Aloha from Hawaii Via Satellite was held in Honolulu.",
+         "Aloha from Hawaii via Satellite was a concert held in Honolulu."),
+    ],
+)  # fmt: skip
+def test_a_name_is_in_conflict_only_with_one_that_stands_in_its_place(claim, evidence):
+    found = find_conflict(claim, evidence)
+    assert found is None or not found.startswith("entity:"), found
+
+
+def test_a_name_in_the_place_of_another_is_named_either_side_of_it():
+    assert find_conflict("The prize went to Marie Curie in Paris.",
+                         "The prize went to Pierre Curie in Paris.") == (
+        "entity: 'marie curie' against 'pierre curie'")  # fmt: skip
+    assert find_conflict("Obama met Castro in Panama.", "Obama met Castro in Havana.") == (
+        "entity: 'panama' against 'havana'"
+    )
+    assert find_conflict(
+        "The loss was reported by Siemens.", "The loss was reported by Bosch."
+    ) == ("entity: 'siemens' against 'bosch'")

@@ -16,7 +16,7 @@ contradicting evidence:
 * **antonym**: a word of the claim whose opposite the evidence uses instead
   ("increased" / "decreased", "before" / "after"; :data:`ANTONYMS`);
 * **entity**: a name of the claim the evidence lacks, where the evidence names another
-  in its place.
+  in its place (right after or right before the same word).
 
 :func:`conflict_note` is what the scorer adds to each model contradiction
 (``ClaimVerdict.decision_note``): the conflict, or that none shows. It does not change the
@@ -122,23 +122,81 @@ def _words(text: str) -> set[str]:
 _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;•\n\d)\]\"“])\s*$")
 
 
-def _names(text: str) -> set[str]:
-    """Capitalised names of ``text``, lower-cased, without possessives; a capitalised
-    stop word ("The", "In") or a word such as "Passage" is no name."""
+def _name_spans(text: str) -> list[tuple[str, int, int]]:
+    """Capitalised names of ``text``, lower-cased, without possessives, with where they
+    stand; a capitalised stop word ("The", "In"), a month or weekday (the date check's) or
+    a word such as "Passage" is no name."""
     from nli_faith.text.lexical import _stop_words
 
     stop = _stop_words()
-    out = set()
+    out = []
     for m in _NAME_RE.finditer(text):
         raw = m.group(0).split()
         initial = m.start() == 0 or _SENTENCE_START_RE.search(text[: m.start()]) is not None
         if initial and len(raw) == 1 and not re.search(r"['’]s?$", raw[0]):
             continue  # "Check the router", "Finally, ...": a capital that starts a sentence
         words = [re.sub(r"['’]s?$", "", w) for w in raw]
-        words = [w for w in words if w and w not in _NOT_NAMES and w.lower() not in stop]
+        words = [w for w in words if w and w not in _NOT_NAMES and w.lower() not in stop
+                 and w.lower() not in _MONTHS]  # fmt: skip
         if words:
-            out.add(" ".join(words).lower())
+            out.append((" ".join(words).lower(), m.start(), m.end()))
     return out
+
+
+def _neighbours(text: str, spans: list[tuple[str, int, int]], name: str) -> set[str]:
+    """The words right before and right after each place ``name`` stands in ``text``
+    (``^`` and ``$`` where it opens or ends the text)."""
+    out = set()
+    for n, start, end in spans:
+        if n != name:
+            continue
+        before = _WORD_RE.findall(text[:start])[-1:] or ["^"]
+        after = _WORD_RE.findall(text[end:])[:1] or ["$"]
+        out.update(re.sub(r"['’]s?$", "", w.lower()) for w in before + after)
+    return out
+
+
+def _plain(text: str) -> str:
+    """``text`` lower-cased without possessives, to look a name up in."""
+    return re.sub(r"['’]s?\b", "", text.lower())
+
+
+def _entity_conflict(claim: str, evidence: str) -> str | None:
+    """A name of the claim the evidence lacks, where the evidence names another in its
+    place: right after or right before the same word ("designed by Gustave Eiffel" against
+    "designed by John Roebling")."""
+    c_spans, e_spans = _name_spans(claim), _name_spans(evidence)
+    plain_c, plain_e = _plain(claim), _plain(evidence)
+    c_names, e_names = {n for n, _, _ in c_spans}, {n for n, _, _ in e_spans}
+    missing = sorted(n for n in c_names - e_names if n not in plain_e)
+    other = sorted(n for n in e_names - c_names if n not in plain_c)
+    for name in missing:
+        around = _neighbours(claim, c_spans, name)
+        for rival in other:
+            if around & _neighbours(evidence, e_spans, rival) and not _same_entity(name, rival):
+                return f"entity: {name!r} against {rival!r}"
+    return None
+
+
+def _same_entity(a: str, b: str) -> bool:
+    """Is one name a shorter form of the other: each of its words, in order, the start of
+    one of the other's ("pam veasey" of "pamela renea veasey")?
+
+    Example:
+        >>> _same_entity("kim clijsters", "kim antonie lode clijsters")
+        True
+        >>> _same_entity("marie curie", "pierre curie")
+        False
+    """
+    short, long_ = sorted((a.split(), b.split()), key=len)
+    k = 0
+    for word in short:
+        while k < len(long_) and not long_[k].startswith(word):
+            k += 1
+        if k == len(long_):
+            return False
+        k += 1
+    return True
 
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;•])\s+|\n+|\s+(?=\d{1,2}\.?\s{1,2}[A-Z])")
@@ -195,13 +253,7 @@ def find_conflict(claim: str, evidence: str) -> str | None:
     for w in sorted(cw - ew):
         if opposite := sorted((_OPPOSITE.get(w, frozenset()) & ew) - cw):
             return f"antonym: {w!r} against {opposite[0]!r}"
-    c_names, e_names = _names(claim), _names(evidence)
-    low_e, low_c = evidence.lower(), claim.lower()
-    missing = sorted(n for n in c_names if n not in low_e)
-    other = sorted(n for n in e_names if n not in low_c)
-    if missing and other:
-        return f"entity: {missing[0]!r} against {other[0]!r}"
-    return None
+    return _entity_conflict(claim, evidence)
 
 
 def _number_conflict(claim: str, evidence: str) -> str | None:
