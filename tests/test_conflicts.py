@@ -112,3 +112,22 @@ def test_a_name_in_the_place_of_another_is_named_either_side_of_it():
     assert find_conflict(
         "The loss was reported by Siemens.", "The loss was reported by Bosch."
     ) == ("entity: 'siemens' against 'bosch'")
+
+
+def test_a_number_conflict_names_the_quantity_that_differs_and_its_rival():
+    # the claim's first quantity is stated; the one that differs is named, with the
+    # evidence's quantity of the same measure
+    assert (
+        find_conflict(
+            "The temperature in Hinesburg is 43 degrees or 48 degrees.",
+            "The Hinesburg forecast is 43 degrees and partly cloudy.",
+        )
+        == "number: '48' against '43'"
+    )
+    assert (
+        find_conflict(
+            "Partly cloudy with a 42% chance of rain and 8 mph winds from the west.",
+            "There is a 42% chance of rain and 7 mph winds from the west.",
+        )
+        == "number: '8' against '7'"
+    )

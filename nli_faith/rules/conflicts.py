@@ -41,6 +41,7 @@ import re
 from functools import lru_cache
 
 from nli_faith.rules.numbers import quantity_mismatch
+from nli_faith.text.equivalence import _differs
 from nli_faith.text.lexical import content_words
 from nli_faith.text.quantities import extract_quantities
 
@@ -233,12 +234,11 @@ def coverage(claim: str, evidence: str) -> float:
 def find_conflict(claim: str, evidence: str) -> str | None:
     """What in ``claim`` differs from ``evidence`` (a short description), or None."""
     if quantity_mismatch([claim], [evidence])[0, 0] > 0:
-        qs = [q for q in extract_quantities(claim, include_one=False) if q.dimension]
-        es = [q for q in extract_quantities(evidence) if q.dimension]
-        said = [evidence[q.start : q.end] for q in es if any(q.dimension == c.dimension
-                                                              for c in qs)]  # fmt: skip
-        if qs and said:
-            return f"number: {claim[qs[0].start : qs[0].end]!r} against {said[0]!r}"
+        have = extract_quantities(evidence)
+        for q in extract_quantities(claim, include_one=False):
+            if q.kind == "quantity" and q.dimension and _differs(q, have):
+                r = next(c for c in have if c.kind == "quantity" and c.dimension == q.dimension)
+                return f"number: {claim[q.start : q.end]!r} against {evidence[r.start : r.end]!r}"
         return "number: a quantity with another value"
     evidence = aligned_sentence(claim, evidence)  # the other checks: against its closest part
     if (n := _number_conflict(claim, evidence)) is not None:
