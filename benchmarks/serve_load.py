@@ -153,7 +153,24 @@ class Server:
         return self.proc.wait(60)
 
 
-async def _drive(url: str, requests: list[dict], clients: int, seconds: float, cap: int) -> dict:
+class Feed:
+    """The requests to send, each once, in order, to every level and server in turn; past
+    the last it starts again and counts the requests sent a second time."""
+
+    def __init__(self, requests: list[dict]) -> None:
+        self.requests, self.sent = requests, 0
+
+    def next(self) -> dict:
+        body = self.requests[self.sent % len(self.requests)]
+        self.sent += 1
+        return body
+
+    @property
+    def repeated(self) -> int:
+        return max(0, self.sent - len(self.requests))
+
+
+async def _drive(url: str, feed: Feed, clients: int, seconds: float, cap: int) -> dict:
     import httpx
 
     latencies: list[float] = []
@@ -165,13 +182,11 @@ async def _drive(url: str, requests: list[dict], clients: int, seconds: float, c
 
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
 
-        async def worker(k: int) -> None:
+        async def worker() -> None:
             nonlocal sent
-            i = k
             while time.perf_counter() < deadline and sent < cap:
                 sent += 1
-                body = requests[i % len(requests)]
-                i += clients
+                body = feed.next()
                 t0 = time.perf_counter()
                 try:
                     r = await client.post("/v1/score", json=body)
@@ -182,7 +197,7 @@ async def _drive(url: str, requests: list[dict], clients: int, seconds: float, c
                 latencies.append(time.perf_counter() - t0)
 
         t0 = time.perf_counter()
-        await asyncio.gather(*(worker(k) for k in range(clients)))
+        await asyncio.gather(*(worker() for _ in range(clients)))
         wall = time.perf_counter() - t0
     ok = sum(n for s, n in statuses.items() if 200 <= s < 300)
     return {
@@ -199,12 +214,12 @@ async def _drive(url: str, requests: list[dict], clients: int, seconds: float, c
     }
 
 
-def _level(server: Server, sampler: RssSampler, requests, clients, seconds, cap) -> dict:
+def _level(server: Server, sampler: RssSampler, feed: Feed, clients, seconds, cap) -> dict:
     before = server.metrics()
     mon = CpuMonitor()
     cpu0 = _cpu_s(server.proc.pid)
     t0 = time.monotonic()
-    out = asyncio.run(_drive(server.url, requests, clients, seconds, cap))
+    out = asyncio.run(_drive(server.url, feed, clients, seconds, cap))
     t1 = time.monotonic()
     out["cpu"] = cpu = mon.stop()
     # the server is a running child: CpuMonitor counts it as foreign; take it out
@@ -238,7 +253,7 @@ def _level(server: Server, sampler: RssSampler, requests, clients, seconds, cap)
     return out
 
 
-def paired_lone_client(url: str, requests: list[dict], n: int) -> dict:
+def paired_lone_client(url: str, feed: Feed, n: int) -> dict:
     """Library call and lone HTTP request on the same request, alternately, ``n`` times.
 
     The two run in the same moments, so the shared machine's load weighs on both alike:
@@ -254,7 +269,7 @@ def paired_lone_client(url: str, requests: list[dict], n: int) -> dict:
     mon = CpuMonitor()
     with httpx.Client(base_url=url, timeout=120) as client:
         for i in range(n + 8):
-            r = requests[i % len(requests)]
+            r = feed.next()
             t0 = time.perf_counter()
             scorer.score(r["response"], r["context"])
             t1 = time.perf_counter()
@@ -277,7 +292,7 @@ def paired_lone_client(url: str, requests: list[dict], n: int) -> dict:
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
-    requests = guardrail_requests(Path(args.data_dir), args.requests)
+    feed = Feed(guardrail_requests(Path(args.data_dir), args.requests))
     levels = [int(x) for x in args.levels.split(",")]
     report: dict[str, Any] = {
         "machine": {"cores": usable_cores(), "cpu": cpu_info(), "loadavg_start": loadavg()},
@@ -285,7 +300,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "settings": {
             "seconds_per_level": args.seconds,
             "max_requests_per_level": args.max_requests,
-            "distinct_requests": len(requests),
+            "distinct_requests": len(feed.requests),
             "server_args": ["--guardrail", *args.server_args.split()],
         },
     }
@@ -295,12 +310,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     server = Server(args.server_args.split(), log)
     report["server_ready_s"] = round(server.ready_s, 1)
     sampler = RssSampler(server.proc.pid)
-    asyncio.run(_drive(server.url, requests, 1, 5.0, 10))  # warm the HTTP path
+    asyncio.run(_drive(server.url, feed, 1, 5.0, 10))  # warm the HTTP path
     report["levels"] = [
-        _level(server, sampler, requests, c, args.seconds, args.max_requests) for c in levels
+        _level(server, sampler, feed, c, args.seconds, args.max_requests) for c in levels
     ]
     print("library vs lone client, alternately ...", file=sys.stderr)
-    report["lone_client"] = paired_lone_client(server.url, requests, args.library_calls)
+    report["lone_client"] = paired_lone_client(server.url, feed, args.library_calls)
     print(report["lone_client"], file=sys.stderr)
     sampler.stop()
     report["server_exit_code"] = server.stop()
@@ -311,13 +326,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             name = extra[0].strip("-").replace("-", "_")
             srv = Server([*args.server_args.split(), *extra], logs / f"server_{name}.log")
             sampler = RssSampler(srv.proc.pid)
-            asyncio.run(_drive(srv.url, requests, 1, 5.0, 10))
+            asyncio.run(_drive(srv.url, feed, 1, 5.0, 10))
             for clients in counts:
-                row = _level(srv, sampler, requests, clients, args.seconds, args.max_requests)
+                row = _level(srv, sampler, feed, clients, args.seconds, args.max_requests)
                 report["ablations"].append({"label": label, "server_args": extra, **row})
             sampler.stop()
             srv.stop()
     report["machine"]["loadavg_end"] = loadavg()
+    report["settings"]["requests_sent"] = feed.sent
+    report["settings"]["requests_sent_twice"] = feed.repeated
     return report
 
 
@@ -346,9 +363,13 @@ def render(rep: dict[str, Any]) -> str:
         f"{m['cores']} cores ({m['cpu'].get('model_name')}); the httpx client runs on the "
         "same cores. "
         f"Each level: {rep['settings']['seconds_per_level']} s or "
-        f"{rep['settings']['max_requests_per_level']} requests, cycling through "
-        f"{rep['settings']['distinct_requests']} guardrail requests (5-sentence answer, "
-        "3 passages of ~150 words; `benchmarks/speed_inputs.py`).",
+        f"{rep['settings']['max_requests_per_level']} requests, taken in turn from "
+        f"{rep['settings']['distinct_requests']:,} distinct guardrail requests (5-sentence "
+        "answer, 3 passages of ~150 words; `benchmarks/speed_inputs.py`), each level and "
+        "server going on where the last stopped (neighbouring requests share a passage: "
+        "one's retrieval noise is the next one's first passage): of "
+        f"{rep['settings'].get('requests_sent', 0):,} requests sent, "
+        f"{rep['settings'].get('requests_sent_twice', 0):,} repeated one sent before.",
         "",
         f"Load average (1, 5, 15 min) at the start {m['loadavg_start']}, at the end "
         f"{m.get('loadavg_end')}; *foreign CPU* is the share of the machine's CPU time used "
@@ -444,7 +465,7 @@ def add_arguments(p, name: str) -> None:
     p.add_argument("--levels", default="1,4,8,16", help="concurrent clients, comma-separated")
     p.add_argument("--seconds", type=float, default=20.0, help="per level")
     p.add_argument("--max-requests", type=int, default=3000, help="per level")
-    p.add_argument("--requests", type=int, default=64, help="distinct requests to cycle through")
+    p.add_argument("--requests", type=int, default=2000, help="distinct requests, each sent once")
     p.add_argument("--library-calls", type=int, default=48, help="paired lone-client calls")
     p.add_argument("--server-args", default="", help="more `nli-faith serve` flags")
     p.add_argument("--ablation", action="store_true", help="also 8 clients on other set-ups")

@@ -413,3 +413,12 @@ def test_decision_ceiling_scans_thresholds_and_fits_in_sample_and_by_source():
     assert found["claims alone, in-sample"][0]["precision"] < 100.0  # every answer has 2 claims
     assert found["logistic, all features, in-sample"][0]["f1"] == 100.0
     assert found["logistic, cross-validated by source"][0]["recall"] > 0
+
+
+def test_serve_feed_sends_each_request_once_before_any_again():
+    from benchmarks.serve_load import Feed
+
+    feed = Feed([{"k": 0}, {"k": 1}, {"k": 2}])
+    got = [feed.next()["k"] for _ in range(3)]
+    assert got == [0, 1, 2] and feed.repeated == 0
+    assert [feed.next()["k"] for _ in range(2)] == [0, 1] and feed.repeated == 2
