@@ -131,3 +131,22 @@ def test_a_number_conflict_names_the_quantity_that_differs_and_its_rival():
         )
         == "number: '8' against '7'"
     )
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "want"),
+    [
+        # a name with an apostrophe inside is found in the evidence that holds it
+        ("The show was hosted by O'Brien.",
+         "The show was hosted by Conan O'Brien and Andy Richter.", None),
+        # two names that merely end their sentences do not stand for each other
+        ("They met in Paris.", "It was hosted by Macron.", None),
+        # "May" inside a sentence is the month
+        ("The fair opens in May.", "The fair opens in June.", "date: 'may' against 'june'"),
+        # the rival named is a value the claim does not state
+        ("The temperature is 43 degrees or 48 degrees.",
+         "The forecast says 43 degrees and 50 degrees.", "number: '48' against '50'"),
+    ],
+)  # fmt: skip
+def test_names_dates_and_numbers_in_conflict_notes(claim, evidence, want):
+    assert find_conflict(claim, evidence) == want

@@ -16,7 +16,7 @@ contradicting evidence:
 * **antonym**: a word of the claim whose opposite the evidence uses instead
   ("increased" / "decreased", "before" / "after"; :data:`ANTONYMS`);
 * **entity**: a name of the claim the evidence lacks, where the evidence names another
-  in its place (right after or right before the same word).
+  in its place (right after or right before the same word, or both opening the sentence).
 
 :func:`conflict_note` is what the scorer adds to each model contradiction
 (``ClaimVerdict.decision_note``): the conflict, or that none shows. It does not change the
@@ -102,12 +102,19 @@ _MONTHS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday".split()
 )
 _DATE_WORDS = _MONTHS - {"may"}  # "may" is mostly the verb
+#: "May" capitalised after a word of the sentence is the month (or a name): a date here
+_MAY_RE = re.compile(r"(?<=[A-Za-z0-9,]\s)May\b")
 _NAME_RE = re.compile(r"\b[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*)*")
 _NOT_NAMES = frozenset(
     "I The A An This That These Those It Its He She They We You Our Their His Her "
     "In On At For From By With As If When While After Before During Since Until "
     "Passage Document Source Context Article Text Answer Question".split()
 )
+
+
+def _dates(text: str, words: set[str]) -> set[str]:
+    """The months and weekdays of ``text`` (``words``: its words, lower-cased)."""
+    return (words & _DATE_WORDS) | ({"may"} if _MAY_RE.search(text) else set())
 
 
 def _negated(text: str) -> bool:
@@ -125,8 +132,8 @@ _SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;•\n\d)\]\"“])\s*$")
 
 def _name_spans(text: str) -> list[tuple[str, int, int]]:
     """Capitalised names of ``text``, lower-cased, without possessives, with where they
-    stand; a capitalised stop word ("The", "In"), a month or weekday (the date check's) or
-    a word such as "Passage" is no name."""
+    stand; a capitalised stop word ("The", "In"), a month or weekday (the date check's,
+    "May" included) or a word such as "Passage" is no name."""
     from nli_faith.text.lexical import _stop_words
 
     stop = _stop_words()
@@ -146,26 +153,27 @@ def _name_spans(text: str) -> list[tuple[str, int, int]]:
 
 def _neighbours(text: str, spans: list[tuple[str, int, int]], name: str) -> set[str]:
     """The words right before and right after each place ``name`` stands in ``text``
-    (``^`` and ``$`` where it opens or ends the text)."""
+    (``^`` where it opens the text: the subject of a one-sentence claim and of its
+    aligned evidence sentence)."""
     out = set()
     for n, start, end in spans:
         if n != name:
             continue
         before = _WORD_RE.findall(text[:start])[-1:] or ["^"]
-        after = _WORD_RE.findall(text[end:])[:1] or ["$"]
+        after = _WORD_RE.findall(text[end:])[:1]
         out.update(re.sub(r"['’]s?$", "", w.lower()) for w in before + after)
     return out
 
 
 def _plain(text: str) -> str:
     """``text`` lower-cased without possessives, to look a name up in."""
-    return re.sub(r"['’]s?\b", "", text.lower())
+    return re.sub(r"['’]s?(?!\w)", "", text.lower())
 
 
 def _entity_conflict(claim: str, evidence: str) -> str | None:
     """A name of the claim the evidence lacks, where the evidence names another in its
     place: right after or right before the same word ("designed by Gustave Eiffel" against
-    "designed by John Roebling")."""
+    "designed by John Roebling"), or both opening their sentence."""
     c_spans, e_spans = _name_spans(claim), _name_spans(evidence)
     plain_c, plain_e = _plain(claim), _plain(evidence)
     c_names, e_names = {n for n, _, _ in c_spans}, {n for n, _, _ in e_spans}
@@ -234,17 +242,18 @@ def coverage(claim: str, evidence: str) -> float:
 def find_conflict(claim: str, evidence: str) -> str | None:
     """What in ``claim`` differs from ``evidence`` (a short description), or None."""
     if quantity_mismatch([claim], [evidence])[0, 0] > 0:
-        have = extract_quantities(evidence)
-        for q in extract_quantities(claim, include_one=False):
+        have, claimed = extract_quantities(evidence), extract_quantities(claim, include_one=False)
+        for q in claimed:
             if q.kind == "quantity" and q.dimension and _differs(q, have):
-                r = next(c for c in have if c.kind == "quantity" and c.dimension == q.dimension)
+                said = [c for c in have if c.kind == "quantity" and c.dimension == q.dimension]
+                r = next((c for c in said if _differs(c, claimed)), said[0])  # one it lacks
                 return f"number: {claim[q.start : q.end]!r} against {evidence[r.start : r.end]!r}"
         return "number: a quantity with another value"
     evidence = aligned_sentence(claim, evidence)  # the other checks: against its closest part
     if (n := _number_conflict(claim, evidence)) is not None:
         return n
     cw, ew = _words(claim), _words(evidence)
-    c_dates, e_dates = (cw & _DATE_WORDS), (ew & _DATE_WORDS)
+    c_dates, e_dates = _dates(claim, cw), _dates(evidence, ew)
     if c_dates - e_dates and e_dates - c_dates:
         return f"date: {sorted(c_dates - e_dates)[0]!r} against {sorted(e_dates - c_dates)[0]!r}"
     if _negated(claim) != _negated(evidence):
