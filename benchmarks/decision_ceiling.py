@@ -77,9 +77,12 @@ def threshold_scan(scores: Sequence[float], hallucinated: Sequence[int]) -> list
     return out
 
 
-def best_f1(scores, hallucinated) -> dict[str, float]:
-    f1, p, r = max(threshold_scan(scores, hallucinated))
+def _percent(f1: float, p: float, r: float) -> dict[str, float]:
     return {"f1": round(100 * f1, 1), "precision": round(100 * p, 1), "recall": round(100 * r, 1)}
+
+
+def best_f1(scores, hallucinated) -> dict[str, float]:
+    return _percent(*max(threshold_scan(scores, hallucinated)))
 
 
 def best_precision(scores, hallucinated, least_recall: float = 0.75) -> dict[str, float] | None:
@@ -87,8 +90,7 @@ def best_precision(scores, hallucinated, least_recall: float = 0.75) -> dict[str
     kept = [x for x in threshold_scan(scores, hallucinated) if x[2] >= least_recall]
     if not kept:
         return None
-    f1, p, r = max(kept, key=lambda x: (x[1], x[0]))
-    return {"f1": round(100 * f1, 1), "precision": round(100 * p, 1), "recall": round(100 * r, 1)}
+    return _percent(*max(kept, key=lambda x: (x[1], x[0])))
 
 
 def lowest_claim_features(features: Any) -> list[float]:

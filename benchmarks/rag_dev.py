@@ -282,10 +282,13 @@ def run(args, bench) -> Outcome:
     lines += ["", f"Claim verdicts inside the faithful answers: {counts}", ""]
     figures["no in faithful answers"] = verdicts.get("no", 0)
     figures["idk in faithful answers"] = verdicts.get("idk", 0)
-    if len({r["label"] for r in rag}) == 2:
+    ceiling = len({r["label"] for r in rag}) == 2
+    # the RAGTruth claims' features: for the ceiling and the rows alike, computed once
+    rag_feats = features_of(scorer, rag_in, rag_out) if ceiling or args.rows else []
+    if ceiling:
         from .decision_ceiling import ceiling_lines, ceilings
 
-        found = ceilings(rag_out, rag, features_of(scorer, rag_in, rag_out))
+        found = ceilings(rag_out, rag, rag_feats)
         data_out["decision_ceilings"] = found
         lines += [*ceiling_lines(found), ""]
         best = found["logistic, all features, in-sample"][0]
@@ -327,9 +330,9 @@ def run(args, bench) -> Outcome:
                          "SE"], frows)]  # fmt: skip
 
     if args.rows is not None:
-        ins = rag_in + hot_in + [b for batch in faith_in.values() for b in batch]
-        outs = list(rag_out) + list(hot_out) + [o for _, os in faith.values() for o in os]
-        feats = iter(features_of(scorer, ins, outs))
+        ins = hot_in + [b for batch in faith_in.values() for b in batch]
+        outs = list(hot_out) + [o for _, os in faith.values() for o in os]
+        feats = iter(rag_feats + features_of(scorer, ins, outs))
         with open(args.rows, "w", encoding="utf-8") as fh:
             for r, o in zip(rag, rag_out):
                 row = {"set": "ragtruth", "id": r["id"], "task": r["task_type"],

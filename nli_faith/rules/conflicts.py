@@ -105,6 +105,8 @@ _DATE_WORDS = _MONTHS - {"may"}  # "may" is mostly the verb
 #: "May" capitalised after a word of the sentence is the month (or a name): a date here
 _MAY_RE = re.compile(r"(?<=[A-Za-z0-9,]\s)May\b")
 _NAME_RE = re.compile(r"\b[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*)*")
+#: A possessive ending a word: "Siemens'", "ABC's"
+_POSSESSIVE_RE = re.compile(r"['’]s?$")
 _NOT_NAMES = frozenset(
     "I The A An This That These Those It Its He She They We You Our Their His Her "
     "In On At For From By With As If When While After Before During Since Until "
@@ -141,9 +143,9 @@ def _name_spans(text: str) -> list[tuple[str, int, int]]:
     for m in _NAME_RE.finditer(text):
         raw = m.group(0).split()
         initial = m.start() == 0 or _SENTENCE_START_RE.search(text[: m.start()]) is not None
-        if initial and len(raw) == 1 and not re.search(r"['’]s?$", raw[0]):
+        if initial and len(raw) == 1 and not _POSSESSIVE_RE.search(raw[0]):
             continue  # "Check the router", "Finally, ...": a capital that starts a sentence
-        words = [re.sub(r"['’]s?$", "", w) for w in raw]
+        words = [_POSSESSIVE_RE.sub("", w) for w in raw]
         words = [w for w in words if w and w not in _NOT_NAMES and w.lower() not in stop
                  and w.lower() not in _MONTHS]  # fmt: skip
         if words:
@@ -161,7 +163,7 @@ def _neighbours(text: str, spans: list[tuple[str, int, int]], name: str) -> set[
             continue
         before = _WORD_RE.findall(text[:start])[-1:] or ["^"]
         after = _WORD_RE.findall(text[end:])[:1]
-        out.update(re.sub(r"['’]s?$", "", w.lower()) for w in before + after)
+        out.update(_POSSESSIVE_RE.sub("", w.lower()) for w in before + after)
     return out
 
 
@@ -178,11 +180,12 @@ def _entity_conflict(claim: str, evidence: str) -> str | None:
     plain_c, plain_e = _plain(claim), _plain(evidence)
     c_names, e_names = {n for n, _, _ in c_spans}, {n for n, _, _ in e_spans}
     missing = sorted(n for n in c_names - e_names if n not in plain_e)
-    other = sorted(n for n in e_names - c_names if n not in plain_c)
+    other = {n: _neighbours(evidence, e_spans, n)
+             for n in sorted(e_names - c_names) if n not in plain_c}  # fmt: skip
     for name in missing:
         around = _neighbours(claim, c_spans, name)
-        for rival in other:
-            if around & _neighbours(evidence, e_spans, rival) and not _same_entity(name, rival):
+        for rival, its in other.items():
+            if around & its and not _same_entity(name, rival):
                 return f"entity: {name!r} against {rival!r}"
     return None
 
